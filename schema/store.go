@@ -1,0 +1,200 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+// Dialect holds what differs between SQL databases, so that SQLite and PostgreSQL can
+// join MySQL later without touching the statements' callers.
+type Dialect interface {
+	// Name is a short identifier ("mysql").
+	Name() string
+	// Placeholder is the bind-parameter style of the driver.
+	Placeholder() sq.PlaceholderFormat
+	// LockSuffix is appended to a SELECT to take a row lock until the transaction ends.
+	LockSuffix() string
+	// UpsertSuffix turns an INSERT into an upsert on the table's unique key, setting
+	// the given columns to the inserted values.
+	UpsertSuffix(conflictCols []string, updateCols []string) string
+	// InsertIgnore is the verb of an INSERT that skips rows violating a unique key.
+	InsertIgnore() string
+}
+
+// MySQL is the dialect of MySQL 5.7+/8 and MariaDB 10.3+.
+type MySQL struct{}
+
+// Name implements Dialect.
+func (MySQL) Name() string { return "mysql" }
+
+// Placeholder implements Dialect.
+func (MySQL) Placeholder() sq.PlaceholderFormat { return sq.Question }
+
+// LockSuffix implements Dialect.
+func (MySQL) LockSuffix() string { return "FOR UPDATE" }
+
+// UpsertSuffix implements Dialect.
+func (MySQL) UpsertSuffix(_ []string, updateCols []string) string {
+	s := "ON DUPLICATE KEY UPDATE "
+	for i, c := range updateCols {
+		if i > 0 {
+			s += ", "
+		}
+		s += c + " = VALUES(" + c + ")"
+	}
+	return s
+}
+
+// InsertIgnore implements Dialect.
+func (MySQL) InsertIgnore() string { return "INSERT IGNORE" }
+
+// Store runs every statement the admin issues against the xxl_job_* tables. It is safe
+// for concurrent use. A transaction started with InTx travels in the context, so the
+// same methods run inside or outside one.
+type Store struct {
+	db     *sql.DB
+	d      Dialect
+	layout Layout
+	sb     sq.StatementBuilderType
+
+	jobCols []string
+	logCols []string
+	grpCols []string
+}
+
+// NewStore returns a Store for a database whose layout is already known.
+func NewStore(db *sql.DB, d Dialect, layout Layout) *Store {
+	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder())}
+	s.jobCols = []string{"id", "job_group", layout.JobDescCol, "add_time", "update_time", "author", "alarm_email",
+		"schedule_type", "schedule_conf", "misfire_strategy", "executor_route_strategy", "executor_handler",
+		"executor_param", "executor_block_strategy", "executor_timeout", "executor_fail_retry_count",
+		"glue_type", "glue_source", "glue_remark", "glue_updatetime", "child_jobid",
+		"trigger_status", "trigger_last_time", "trigger_next_time"}
+	s.logCols = []string{"id", "job_group", "job_id", "executor_address", "executor_handler", "executor_param",
+		"executor_sharding_param", "executor_fail_retry_count", "trigger_time", "trigger_code", "trigger_msg",
+		"handle_time", "handle_code", "handle_msg", "alarm_status"}
+	s.grpCols = []string{"id", "app_name", layout.GroupTitleCol, "address_type", "address_list", "update_time"}
+	if layout.GroupAccessToken {
+		s.grpCols = append(s.grpCols, "access_token")
+	}
+	return s
+}
+
+// OpenStore detects the layout of the database behind db and returns a Store for it.
+// It fails when required tables or columns are missing; it changes nothing.
+func OpenStore(ctx context.Context, db *sql.DB) (*Store, Report, error) {
+	r, err := Check(ctx, db)
+	if err != nil {
+		return nil, r, err
+	}
+	if !r.OK() {
+		return nil, r, fmt.Errorf("database is not an xxl-job database: %s", r.String())
+	}
+	return NewStore(db, MySQL{}, r.Layout), r, nil
+}
+
+// Layout returns the detected layout.
+func (s *Store) Layout() Layout { return s.layout }
+
+// DB returns the underlying pool.
+func (s *Store) DB() *sql.DB { return s.db }
+
+type txKey struct{}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) q(ctx context.Context) querier {
+	if tx, ok := ctx.Value(txKey{}).(*sql.Tx); ok {
+		return tx
+	}
+	return s.db
+}
+
+// InTx runs fn in a transaction carried by the context given to fn. The transaction
+// commits when fn returns nil and rolls back otherwise. Nested calls join the outer
+// transaction.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(*sql.Tx); ok {
+		return fn(ctx)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) exec(ctx context.Context, b sq.Sqlizer) (sql.Result, error) {
+	query, args, err := b.ToSql()
+	if err != nil {
+		return nil, err
+	}
+	return s.q(ctx).ExecContext(ctx, query, args...)
+}
+
+func (s *Store) query(ctx context.Context, b sq.Sqlizer) (*sql.Rows, error) {
+	query, args, err := b.ToSql()
+	if err != nil {
+		return nil, err
+	}
+	return s.q(ctx).QueryContext(ctx, query, args...)
+}
+
+func affected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// nullTime maps the zero time to SQL NULL.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+// nullStr maps "" to SQL NULL for columns where upstream writes NULL for "nothing".
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func ids64(rows *sql.Rows, err error) ([]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// ErrNotFound is returned when a row looked up by id does not exist.
+var ErrNotFound = errors.New("not found")

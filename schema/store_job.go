@@ -1,0 +1,261 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+// LockName is the row of xxl_job_lock every admin node (Java or Go) locks around a scan.
+const LockName = "schedule_lock"
+
+// EnsureLockRow inserts the schedule_lock row when it is missing. Without that row the
+// FOR UPDATE locks nothing and several admins would schedule concurrently.
+func (s *Store) EnsureLockRow(ctx context.Context) (created bool, err error) {
+	n, err := affected(s.exec(ctx, s.sb.Insert("xxl_job_lock").Options(strings.TrimPrefix(s.d.InsertIgnore(), "INSERT ")).
+		Columns("lock_name").Values(LockName)))
+	if err != nil {
+		return false, fmt.Errorf("ensure lock row: %w", err)
+	}
+	return n > 0, nil
+}
+
+// LockSchedule takes the cluster-wide scheduling lock inside the transaction carried
+// by ctx. It reports false when the lock row is missing (nothing was locked).
+func (s *Store) LockSchedule(ctx context.Context) (bool, error) {
+	if _, ok := ctx.Value(txKey{}).(*sql.Tx); !ok {
+		return false, errors.New("lock schedule: no transaction in context")
+	}
+	rows, err := s.query(ctx, s.sb.Select("lock_name").From("xxl_job_lock").Where(sq.Eq{"lock_name": LockName}).Suffix(s.d.LockSuffix()))
+	if err != nil {
+		return false, fmt.Errorf("lock schedule: %w", err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		var j Job
+		var addT, updT, glueT sql.NullTime
+		var author, email, conf, route, handler, param, block, src, remark, child sql.NullString
+		if err := rows.Scan(&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
+			&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
+			&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime); err != nil {
+			return nil, fmt.Errorf("scan job: %w", err)
+		}
+		j.AddTime, j.UpdateTime, j.GlueUpdatetime = addT.Time, updT.Time, glueT.Time
+		j.Author, j.AlarmEmail, j.ScheduleConf = author.String, email.String, conf.String
+		j.ExecutorRouteStrategy, j.ExecutorHandler, j.ExecutorParam = route.String, handler.String, param.String
+		j.ExecutorBlockStrategy, j.GlueSource, j.GlueRemark, j.ChildJobID = block.String, src.String, remark.String, child.String
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, by id.
+func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([]Job, error) {
+	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").
+		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
+		OrderBy("id ASC").Limit(uint64(limit)))
+	if err != nil {
+		return nil, fmt.Errorf("pre-read jobs: %w", err)
+	}
+	return s.scanJobs(rows)
+}
+
+// LoadJob reads one job.
+func (s *Store) LoadJob(ctx context.Context, id int) (Job, error) {
+	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").Where(sq.Eq{"id": id}))
+	if err != nil {
+		return Job{}, fmt.Errorf("load job %d: %w", id, err)
+	}
+	jobs, err := s.scanJobs(rows)
+	if err != nil {
+		return Job{}, err
+	}
+	if len(jobs) == 0 {
+		return Job{}, ErrNotFound
+	}
+	return jobs[0], nil
+}
+
+// ScheduleUpdate is the outcome of a scan for one job.
+type ScheduleUpdate struct {
+	ID   int
+	Last int64
+	Next int64
+	// Stop stops the job (no next fire time): status, last and next become 0.
+	Stop bool
+}
+
+// UpdateSchedules writes the scan's new fire times in batches of batchSize. Only rows
+// still running are touched, so a job a user stopped during the scan stays stopped
+// (the 2.5.0+ fix; 2.4.2 re-enabled it).
+func (s *Store) UpdateSchedules(ctx context.Context, ups []ScheduleUpdate, batchSize int) error {
+	if batchSize <= 0 {
+		batchSize = 100
+	}
+	for start := 0; start < len(ups); start += batchSize {
+		end := min(start+batchSize, len(ups))
+		batch := ups[start:end]
+		last := sq.Case("id")
+		next := sq.Case("id")
+		status := sq.Case("id")
+		ids := make([]int, 0, len(batch))
+		anyStop := false
+		for _, u := range batch {
+			l, n := u.Last, u.Next
+			if u.Stop {
+				l, n = 0, 0
+				status = status.When(sq.Expr("?", u.ID), "0")
+				anyStop = true
+			}
+			last = last.When(sq.Expr("?", u.ID), sq.Expr("?", l))
+			next = next.When(sq.Expr("?", u.ID), sq.Expr("?", n))
+			ids = append(ids, u.ID)
+		}
+		b := s.sb.Update("xxl_job_info").Set("trigger_last_time", last).Set("trigger_next_time", next)
+		if anyStop {
+			b = b.Set("trigger_status", status.Else("trigger_status"))
+		}
+		if _, err := s.exec(ctx, b.Where(sq.Eq{"id": ids}).Where(sq.Eq{"trigger_status": 1})); err != nil {
+			return fmt.Errorf("update next fire times: %w", err)
+		}
+	}
+	return nil
+}
+
+// JobFilter selects jobs for the console list.
+type JobFilter struct {
+	JobGroup      int // >0 to filter
+	TriggerStatus int // >=0 to filter, -1 for all
+	JobDesc       string
+	Handler       string
+	Author        string
+}
+
+func (s *Store) jobWhere(b sq.SelectBuilder, f JobFilter) sq.SelectBuilder {
+	if f.JobGroup > 0 {
+		b = b.Where(sq.Eq{"job_group": f.JobGroup})
+	}
+	if f.TriggerStatus >= 0 {
+		b = b.Where(sq.Eq{"trigger_status": f.TriggerStatus})
+	}
+	if f.JobDesc != "" {
+		b = b.Where(sq.Like{s.layout.JobDescCol: "%" + likeEscape(f.JobDesc) + "%"})
+	}
+	if f.Handler != "" {
+		b = b.Where(sq.Like{"executor_handler": "%" + likeEscape(f.Handler) + "%"})
+	}
+	if f.Author != "" {
+		b = b.Where(sq.Like{"author": "%" + likeEscape(f.Author) + "%"})
+	}
+	return b
+}
+
+// likeEscape makes user text match literally inside a LIKE pattern.
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+// ListJobs returns one page of jobs, newest id first, and the total count.
+func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([]Job, int, error) {
+	rows, err := s.query(ctx, s.jobWhere(s.sb.Select(s.jobCols...).From("xxl_job_info"), f).
+		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
+	if err != nil {
+		return nil, 0, fmt.Errorf("list jobs: %w", err)
+	}
+	jobs, err := s.scanJobs(rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	query, args, _ := s.jobWhere(s.sb.Select("COUNT(1)").From("xxl_job_info"), f).ToSql()
+	if err := s.q(ctx).QueryRowContext(ctx, query, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count jobs: %w", err)
+	}
+	return jobs, total, nil
+}
+
+// InsertJob stores a new job and returns its id.
+func (s *Store) InsertJob(ctx context.Context, j Job) (int, error) {
+	res, err := s.exec(ctx, s.sb.Insert("xxl_job_info").SetMap(s.jobValues(j)).SetMap(map[string]any{"add_time": nullTime(j.AddTime)}))
+	if err != nil {
+		return 0, fmt.Errorf("insert job: %w", err)
+	}
+	id, err := res.LastInsertId()
+	return int(id), err
+}
+
+func (s *Store) jobValues(j Job) map[string]any {
+	return map[string]any{
+		"job_group": j.JobGroup, s.layout.JobDescCol: j.JobDesc, "update_time": nullTime(j.UpdateTime),
+		"author": j.Author, "alarm_email": j.AlarmEmail, "schedule_type": j.ScheduleType,
+		"schedule_conf": j.ScheduleConf, "misfire_strategy": j.MisfireStrategy,
+		"executor_route_strategy": j.ExecutorRouteStrategy, "executor_handler": j.ExecutorHandler,
+		"executor_param": j.ExecutorParam, "executor_block_strategy": j.ExecutorBlockStrategy,
+		"executor_timeout": j.ExecutorTimeout, "executor_fail_retry_count": j.ExecutorFailRetryCount,
+		"glue_type": j.GlueType, "glue_source": j.GlueSource, "glue_remark": j.GlueRemark,
+		"glue_updatetime": nullTime(j.GlueUpdatetime), "child_jobid": j.ChildJobID,
+		"trigger_status": j.TriggerStatus, "trigger_last_time": j.TriggerLastTime, "trigger_next_time": j.TriggerNextTime,
+	}
+}
+
+// UpdateJob rewrites every column of a job except id and add_time.
+func (s *Store) UpdateJob(ctx context.Context, j Job) error {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_info").SetMap(s.jobValues(j)).Where(sq.Eq{"id": j.ID})))
+	if err != nil {
+		return fmt.Errorf("update job %d: %w", j.ID, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetJobTrigger changes a job's running state and fire times (start/stop).
+func (s *Store) SetJobTrigger(ctx context.Context, id, status int, last, next int64, now time.Time) error {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_info").Set("trigger_status", status).
+		Set("trigger_last_time", last).Set("trigger_next_time", next).Set("update_time", now).Where(sq.Eq{"id": id})))
+	if err != nil {
+		return fmt.Errorf("set trigger state of job %d: %w", id, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DeleteJob removes a job with its logs and GLUE history, as upstream does.
+func (s *Store) DeleteJob(ctx context.Context, id int) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		for _, t := range []string{"xxl_job_info:id", "xxl_job_log:job_id", "xxl_job_logglue:job_id"} {
+			table, col, _ := strings.Cut(t, ":")
+			if _, err := s.exec(ctx, s.sb.Delete(table).Where(sq.Eq{col: id})); err != nil {
+				return fmt.Errorf("delete job %d from %s: %w", id, table, err)
+			}
+		}
+		return nil
+	})
+}
+
+// CountJobsInGroup counts the jobs of a group (a group with jobs cannot be deleted).
+func (s *Store) CountJobsInGroup(ctx context.Context, group int) (int, error) {
+	var n int
+	query, args, _ := s.sb.Select("COUNT(1)").From("xxl_job_info").Where(sq.Eq{"job_group": group}).ToSql()
+	if err := s.q(ctx).QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count jobs of group %d: %w", group, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,221 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+func (s *Store) scanLogs(rows *sql.Rows) ([]Log, error) {
+	defer rows.Close()
+	var out []Log
+	for rows.Next() {
+		var l Log
+		var addr, handler, param, shard, tmsg, hmsg sql.NullString
+		var tt, ht sql.NullTime
+		if err := rows.Scan(&l.ID, &l.JobGroup, &l.JobID, &addr, &handler, &param, &shard,
+			&l.ExecutorFailRetryCount, &tt, &l.TriggerCode, &tmsg, &ht, &l.HandleCode, &hmsg, &l.AlarmStatus); err != nil {
+			return nil, fmt.Errorf("scan log: %w", err)
+		}
+		l.ExecutorAddress, l.ExecutorHandler, l.ExecutorParam, l.ExecutorShardingParam = addr.String, handler.String, param.String, shard.String
+		l.TriggerTime, l.HandleTime = tt.Time, ht.Time
+		l.TriggerMsg, l.HandleMsg, l.HandleMsgNull = tmsg.String, hmsg.String, !hmsg.Valid
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// InsertLog creates the log row of a trigger attempt before the executor is called
+// (trigger_code and handle_code 0) and returns its id, which becomes the logId.
+func (s *Store) InsertLog(ctx context.Context, jobGroup, jobID int, triggerTime time.Time) (int64, error) {
+	res, err := s.exec(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "handle_code").
+		Values(jobGroup, jobID, triggerTime, 0, 0))
+	if err != nil {
+		return 0, fmt.Errorf("insert log: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// UpdateLogTrigger records the outcome of the executor call on a log row.
+func (s *Store) UpdateLogTrigger(ctx context.Context, l Log) error {
+	_, err := s.exec(ctx, s.sb.Update("xxl_job_log").
+		Set("trigger_time", nullTime(l.TriggerTime)).Set("trigger_code", l.TriggerCode).Set("trigger_msg", l.TriggerMsg).
+		Set("executor_address", nullStr(l.ExecutorAddress)).Set("executor_handler", l.ExecutorHandler).
+		Set("executor_param", l.ExecutorParam).Set("executor_sharding_param", nullStr(l.ExecutorShardingParam)).
+		Set("executor_fail_retry_count", l.ExecutorFailRetryCount).Where(sq.Eq{"id": l.ID}))
+	if err != nil {
+		return fmt.Errorf("update trigger info of log %d: %w", l.ID, err)
+	}
+	return nil
+}
+
+// LoadLog reads one log row.
+func (s *Store) LoadLog(ctx context.Context, id int64) (Log, error) {
+	rows, err := s.query(ctx, s.sb.Select(s.logCols...).From("xxl_job_log").Where(sq.Eq{"id": id}))
+	if err != nil {
+		return Log{}, fmt.Errorf("load log %d: %w", id, err)
+	}
+	logs, err := s.scanLogs(rows)
+	if err != nil {
+		return Log{}, err
+	}
+	if len(logs) == 0 {
+		return Log{}, ErrNotFound
+	}
+	return logs[0], nil
+}
+
+// CompleteLog writes an execution result, but only while the row has no result yet
+// (handle_code = 0). The guard in the statement makes "first result wins" atomic across
+// admin nodes, where upstream checks in code and can double-trigger child jobs.
+func (s *Store) CompleteLog(ctx context.Context, id int64, handleTime time.Time, code int, msg string) (bool, error) {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", handleTime).
+		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id, "handle_code": 0})))
+	if err != nil {
+		return false, fmt.Errorf("complete log %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// SetHandleMsg rewrites a log's handle_msg (the child-job report after completion).
+func (s *Store) SetHandleMsg(ctx context.Context, id int64, msg string) error {
+	if _, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_msg", msg).Where(sq.Eq{"id": id})); err != nil {
+		return fmt.Errorf("set handle msg of log %d: %w", id, err)
+	}
+	return nil
+}
+
+// FindLostLogIDs returns running logs triggered at or before `before` whose executor
+// address has no registry row at all (scheduler.md §9.4).
+func (s *Store) FindLostLogIDs(ctx context.Context, before time.Time, limit int) ([]int64, error) {
+	ids, err := ids64(s.query(ctx, s.sb.Select("t.id").From("xxl_job_log t").
+		LeftJoin("xxl_job_registry t2 ON t.executor_address = t2.registry_value").
+		Where(sq.Eq{"t.trigger_code": 200, "t.handle_code": 0}).Where(sq.LtOrEq{"t.trigger_time": before}).
+		Where("t2.id IS NULL").OrderBy("t.id ASC").Limit(uint64(limit))))
+	if err != nil {
+		return nil, fmt.Errorf("find lost logs: %w", err)
+	}
+	return ids, nil
+}
+
+// FindFailedLogIDs returns failed logs whose alarm/retry has not been handled.
+func (s *Store) FindFailedLogIDs(ctx context.Context, limit int) ([]int64, error) {
+	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
+		Where("NOT ((trigger_code IN (0, 200) AND handle_code = 0) OR handle_code = 200)").
+		Where(sq.Eq{"alarm_status": AlarmDefault}).OrderBy("id ASC").Limit(uint64(limit))))
+	if err != nil {
+		return nil, fmt.Errorf("find failed logs: %w", err)
+	}
+	return ids, nil
+}
+
+// SetAlarmStatus moves a log's alarm_status from old to new; false when another node
+// moved it first.
+func (s *Store) SetAlarmStatus(ctx context.Context, id int64, old, new int) (bool, error) {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("alarm_status", new).Where(sq.Eq{"id": id, "alarm_status": old})))
+	if err != nil {
+		return false, fmt.Errorf("set alarm status of log %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// DayCounts aggregates the logs triggered in [from, to] for the dashboard report.
+func (s *Store) DayCounts(ctx context.Context, from, to time.Time) (total, running, suc int, err error) {
+	query, args, _ := s.sb.Select("COUNT(handle_code)",
+		"COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0)",
+		"COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0)").
+		From("xxl_job_log").Where(sq.GtOrEq{"trigger_time": from}).Where(sq.LtOrEq{"trigger_time": to}).ToSql()
+	if err := s.q(ctx).QueryRowContext(ctx, query, args...).Scan(&total, &running, &suc); err != nil {
+		return 0, 0, 0, fmt.Errorf("count logs of day: %w", err)
+	}
+	return total, running, suc, nil
+}
+
+// SaveLogReport stores one day's counters (upsert on the unique trigger_day).
+func (s *Store) SaveLogReport(ctx context.Context, r LogReport) error {
+	_, err := s.exec(ctx, s.sb.Insert("xxl_job_log_report").
+		Columns("trigger_day", "running_count", "suc_count", "fail_count", "update_time").
+		Values(r.TriggerDay, r.RunningCount, r.SucCount, r.FailCount, nullTime(r.UpdateTime)).
+		Suffix(s.d.UpsertSuffix([]string{"trigger_day"}, []string{"running_count", "suc_count", "fail_count", "update_time"})))
+	if err != nil {
+		return fmt.Errorf("save log report: %w", err)
+	}
+	return nil
+}
+
+// LogReports returns the reports of days in [from, to], oldest first.
+func (s *Store) LogReports(ctx context.Context, from, to time.Time) ([]LogReport, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", "trigger_day", "running_count", "suc_count", "fail_count", "update_time").
+		From("xxl_job_log_report").Where(sq.GtOrEq{"trigger_day": from}).Where(sq.LtOrEq{"trigger_day": to}).OrderBy("trigger_day ASC"))
+	if err != nil {
+		return nil, fmt.Errorf("read log reports: %w", err)
+	}
+	defer rows.Close()
+	var out []LogReport
+	for rows.Next() {
+		var r LogReport
+		var day, upd sql.NullTime
+		if err := rows.Scan(&r.ID, &day, &r.RunningCount, &r.SucCount, &r.FailCount, &upd); err != nil {
+			return nil, fmt.Errorf("scan log report: %w", err)
+		}
+		r.TriggerDay, r.UpdateTime = day.Time, upd.Time
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ClearFilter selects logs to delete (retention and the console's "clear" action).
+type ClearFilter struct {
+	JobGroup    int       // >0 to filter
+	JobID       int       // >0 to filter
+	Before      time.Time // non-zero: trigger_time <= Before
+	KeepNewest  int       // >0: keep this many newest rows (by trigger_time)
+	BatchLimits int       // page size, default 1000
+}
+
+// ClearLogs deletes matching logs in pages of 1000 ids until none remain and returns
+// how many rows went.
+func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
+	limit := f.BatchLimits
+	if limit <= 0 {
+		limit = 1000
+	}
+	var total int64
+	for {
+		b := s.sb.Select("id").From("xxl_job_log")
+		scope := sq.And{}
+		if f.JobGroup > 0 {
+			scope = append(scope, sq.Eq{"job_group": f.JobGroup})
+		}
+		if f.JobID > 0 {
+			scope = append(scope, sq.Eq{"job_id": f.JobID})
+		}
+		b = b.Where(scope)
+		if !f.Before.IsZero() {
+			b = b.Where(sq.LtOrEq{"trigger_time": f.Before})
+		}
+		if f.KeepNewest > 0 {
+			keep := s.sb.Select("id").From("xxl_job_log").Where(scope).OrderBy("trigger_time DESC").Limit(uint64(f.KeepNewest))
+			kq, kargs, err := keep.ToSql()
+			if err != nil {
+				return total, err
+			}
+			b = b.Where(sq.Expr("id NOT IN (SELECT id FROM ("+kq+") t1)", kargs...))
+		}
+		ids, err := ids64(s.query(ctx, b.OrderBy("id ASC").Limit(uint64(limit))))
+		if err != nil {
+			return total, fmt.Errorf("find logs to clear: %w", err)
+		}
+		if len(ids) == 0 {
+			return total, nil
+		}
+		n, err := affected(s.exec(ctx, s.sb.Delete("xxl_job_log").Where(sq.Eq{"id": ids})))
+		if err != nil {
+			return total, fmt.Errorf("delete logs: %w", err)
+		}
+		total += n
+	}
+}
