@@ -1,0 +1,158 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// HandleMsgMax is the length cap of handle_msg, in Java chars (UTF-16 units).
+const HandleMsgMax = 15000
+
+// CallbackResult is one item of an executor callback.
+type CallbackResult struct {
+	LogID      int64
+	HandleCode int
+	HandleMsg  *string
+}
+
+// Callback applies executor results (POST /api/callback). Unknown logs and duplicates
+// are skipped, as upstream. It returns an error only when the database failed, so the
+// HTTP layer can answer failure and the executor keeps the results and retries.
+func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error {
+	for _, it := range items {
+		msg, appendMsg := "", true
+		if it.HandleMsg != nil {
+			msg = *it.HandleMsg
+		}
+		if _, err := s.complete(ctx, it.LogID, it.HandleCode, msg, appendMsg); err != nil {
+			return err
+		}
+		s.metrics.callbacks.Add(1)
+	}
+	return nil
+}
+
+// complete writes a result on a log that has none yet and triggers child jobs on
+// success (scheduler.md §9.2–9.3). appendMsg appends to an existing handle_msg
+// (callbacks); otherwise msg replaces it (lost-job, kill). It reports whether this
+// call was the one that completed the log.
+func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg string, appendMsg bool) (bool, error) {
+	l, err := s.store.LoadLog(ctx, logID)
+	if errors.Is(err, schema.ErrNotFound) {
+		s.log.Warn("callback for unknown log ignored", "log_id", logID)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if l.HandleCode > 0 {
+		s.log.Debug("repeated result ignored", "log_id", logID)
+		return false, nil
+	}
+	if appendMsg && !l.HandleMsgNull {
+		msg = l.HandleMsg + "<br>" + msg
+	}
+	won, err := s.store.CompleteLog(ctx, logID, s.clock.Now(), code, truncateJava(msg, HandleMsgMax))
+	if err != nil || !won || code != 200 {
+		return won, err
+	}
+	// Children are triggered only by the call that won the guarded update, so a result
+	// delivered twice (or to two admins) never fires a child twice.
+	job, err := s.store.LoadJob(ctx, l.JobID)
+	if errors.Is(err, schema.ErrNotFound) || (err == nil && strings.TrimSpace(job.ChildJobID) == "") {
+		return true, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	b.WriteString(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_child_run") + `<<<<<<<<<<< </span><br>`)
+	children := strings.Split(job.ChildJobID, ",")
+	n := strconv.Itoa(len(children))
+	for i, raw := range children {
+		id, ok := childID(raw)
+		if ok && id == job.ID {
+			continue // a job listing itself would loop forever (2.5.0+ skips it)
+		}
+		args := []string{strconv.Itoa(i + 1), n, raw}
+		if ok {
+			s.Submit(TriggerRequest{JobID: id, Type: TriggerParent, FailRetryCount: -1})
+			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg1"), append(args, s.msgs.T("system_success"), "null")...))
+		} else {
+			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg2"), args...))
+		}
+	}
+	return true, s.store.SetHandleMsg(ctx, logID, truncateJava(b.String(), HandleMsgMax))
+}
+
+// childID accepts a child id of digits only (3.3.0+) that is > 0.
+func childID(raw string) (int, bool) {
+	if raw == "" {
+		return 0, false
+	}
+	for _, r := range raw {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	id, err := strconv.Atoi(raw)
+	return id, err == nil && id > 0
+}
+
+// javaFormat fills {0}, {1}, … placeholders as MessageFormat does for strings.
+func javaFormat(pattern string, args ...string) string {
+	for i, a := range args {
+		pattern = strings.ReplaceAll(pattern, "{"+strconv.Itoa(i)+"}", a)
+	}
+	return pattern
+}
+
+// truncateJava cuts s to its first max UTF-16 code units, like Java's substring on a
+// String, without splitting a surrogate pair.
+func truncateJava(s string, max int) string {
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > max {
+			return s[:i]
+		}
+		units += w
+	}
+	return s
+}
+
+// KillResult is the outcome of a kill request from the console.
+type KillResult struct {
+	Code int
+	Msg  string
+}
+
+// Kill asks the executor that runs a log to stop its job (console "kill"). Only the
+// address stored in the log row is called, never one supplied by the user.
+func (s *Scheduler) Kill(ctx context.Context, logID int64) (KillResult, error) {
+	l, err := s.store.LoadLog(ctx, logID)
+	if err != nil {
+		return KillResult{}, err
+	}
+	if l.TriggerCode != 200 {
+		return KillResult{Code: 500, Msg: s.msgs.T("joblog_kill_log_limit")}, nil
+	}
+	g, _ := s.store.LoadGroup(ctx, l.JobGroup)
+	code, msg := s.exec.Kill(ctx, Target{Address: l.ExecutorAddress, AppName: g.AppName, AccessToken: g.AccessToken, P3: s.p3}, l.JobID)
+	if code != 200 {
+		return KillResult{Code: code, Msg: msg}, nil
+	}
+	text := s.msgs.T("joblog_kill_log_byman") + ":" + msg
+	if _, err := s.complete(ctx, logID, 500, text, false); err != nil {
+		return KillResult{}, err
+	}
+	return KillResult{Code: 200, Msg: msg}, nil
+}

@@ -1,0 +1,134 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Mailer sends one HTML alarm mail.
+type Mailer interface {
+	Send(ctx context.Context, to, subject, htmlBody string) error
+}
+
+// FailMonitorOnce retries and alarms failed logs (scheduler.md §10). Each log is
+// claimed with an optimistic alarm_status update, so several admins share the work.
+func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
+	ids, err := s.store.FindFailedLogIDs(ctx, 1000)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		claimed, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked)
+		if err != nil {
+			return err
+		}
+		if !claimed {
+			continue
+		}
+		if err := s.handleFailed(ctx, id); err != nil {
+			// Give the log back so the next pass retries it instead of leaving it
+			// locked forever (upstream's stuck -1 rows).
+			_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
+	l, err := s.store.LoadLog(ctx, id)
+	if err != nil {
+		return err
+	}
+	job, err := s.store.LoadJob(ctx, l.JobID)
+	jobMissing := errors.Is(err, schema.ErrNotFound)
+	if err != nil && !jobMissing {
+		return err
+	}
+	if l.ExecutorFailRetryCount > 0 {
+		param := l.ExecutorParam
+		s.Submit(TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
+			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param})
+		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
+		if err := s.store.UpdateLogTrigger(ctx, l); err != nil {
+			return err
+		}
+	}
+	status := schema.AlarmNone
+	if !jobMissing {
+		status = schema.AlarmFailed
+		if s.alarm(ctx, job, l) {
+			status = schema.AlarmSent
+		}
+	}
+	_, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status)
+	return err
+}
+
+// alarm sends the e-mail alarm of a failed log; true when every recipient got it.
+// A job without alarm_email needs no mail and counts as alarmed.
+func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) bool {
+	if strings.TrimSpace(job.AlarmEmail) == "" {
+		return true
+	}
+	if s.cfg.Mailer == nil {
+		s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
+		return false
+	}
+	group, _ := s.store.LoadGroup(ctx, job.JobGroup)
+	groupTitle := group.Title
+	if groupTitle == "" {
+		groupTitle = "null"
+	}
+	content := fmt.Sprintf("Alarm Job LogId=%d", l.ID)
+	if l.TriggerCode != 200 {
+		content += "<br>TriggerMsg=<br>" + l.TriggerMsg
+	}
+	if l.HandleCode > 0 && l.HandleCode != 200 {
+		content += "<br>HandleCode=" + l.HandleMsg
+	}
+	t := s.msgs.T
+	body := fmt.Sprintf(`<h5>%s</h5><table border="1" cellpadding="3" style="border-collapse:collapse; width:80%%;">`+
+		`<thead style="font-weight:bold;color:#ffffff;background-color:#ff8c00;"><tr><td width="20%%">%s</td><td width="10%%">%s</td><td width="20%%">%s</td><td width="10%%">%s</td><td width="40%%">%s</td></tr></thead>`+
+		`<tbody><tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr></tbody></table>`,
+		t("jobconf_monitor_detail"), t("jobinfo_field_jobgroup"), t("jobinfo_field_id"), t("jobinfo_field_jobdesc"),
+		t("jobconf_monitor_alarm_title"), t("jobconf_monitor_alarm_content"),
+		html.EscapeString(groupTitle), groupedInt(job.ID), html.EscapeString(job.JobDesc), t("jobconf_monitor_alarm_type"), content)
+	ok := true
+	seen := map[string]bool{}
+	for _, to := range strings.Split(job.AlarmEmail, ",") {
+		to = strings.TrimSpace(to)
+		if to == "" || seen[to] {
+			continue
+		}
+		seen[to] = true
+		if err := s.cfg.Mailer.Send(ctx, to, t("jobconf_monitor"), body); err != nil {
+			s.log.Error("alarm mail failed", "job_id", job.ID, "log_id", l.ID, "to", to, "err", err)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// groupedInt formats n with thousands separators, as Java's MessageFormat does.
+func groupedInt(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,167 @@
+package scheduler
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	robfig "github.com/robfig/cron/v3"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+)
+
+// Monitor cadences (scheduler.md §1), aligned to wall-clock multiples as 3.4.1+ does,
+// so several admin nodes run them in step. Written as robfig/cron specs with seconds.
+const (
+	RegistrySpec = "*/30 * * * * *"
+	FailSpec     = "*/10 * * * * *"
+	LostSpec     = "0 * * * * *"
+	ReportSpec   = "0 * * * * *"
+)
+
+// BeatTimeout is the executor heartbeat period; DeadTimeout expires a registry row.
+const (
+	BeatTimeout = 30 * time.Second
+	DeadTimeout = 3 * BeatTimeout
+)
+
+var specParser = robfig.NewParser(robfig.Second | robfig.Minute | robfig.Hour | robfig.Dom | robfig.Month | robfig.Dow)
+
+func (s *Scheduler) startMonitors() {
+	s.every("registry", RegistrySpec, s.RegistryMonitorOnce)
+	s.every("fail", FailSpec, s.FailMonitorOnce)
+	s.every("lost", LostSpec, s.LostMonitorOnce)
+	var lastClean time.Time
+	s.every("report", ReportSpec, func(ctx context.Context) error {
+		return s.ReportOnce(ctx, &lastClean)
+	})
+}
+
+// every runs fn at start and then at each time of spec until the monitors stop.
+// Errors are logged once per outage; the loop continues.
+func (s *Scheduler) every(name, spec string, fn func(context.Context) error) {
+	sched, err := specParser.Parse(spec)
+	if err != nil {
+		panic("bad monitor spec " + spec) // constant specs; a test covers them
+	}
+	s.wgMon.Add(1)
+	go func() {
+		defer s.wgMon.Done()
+		var down outage
+		for {
+			if err := fn(s.runCtx); err != nil {
+				down.fail(s.log, name, err)
+			} else {
+				down.ok(s.log, name)
+			}
+			now := s.clock.Now()
+			if !clock.Sleep(s.clock, sched.Next(now).Sub(now), s.stopMon) {
+				return
+			}
+		}
+	}()
+}
+
+// RegistryMonitorOnce expires dead executors and rewrites the address list of every
+// auto-registered group (scheduler.md §11).
+func (s *Scheduler) RegistryMonitorOnce(ctx context.Context) error {
+	groups, err := s.store.Groups(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	now := s.clock.Now()
+	if _, err := s.store.DeleteDeadRegistry(ctx, now.Add(-DeadTimeout)); err != nil {
+		return err
+	}
+	alive, err := s.store.AliveRegistry(ctx, now.Add(-DeadTimeout))
+	if err != nil {
+		return err
+	}
+	byApp := map[string][]string{}
+	for _, r := range alive {
+		if r.RegistryGroup != "EXECUTOR" {
+			continue
+		}
+		if !containsStr(byApp[r.RegistryKey], r.RegistryValue) {
+			byApp[r.RegistryKey] = append(byApp[r.RegistryKey], r.RegistryValue)
+		}
+	}
+	for _, g := range groups {
+		list := byApp[g.AppName]
+		sort.Strings(list)
+		if err := s.store.SetGroupAddresses(ctx, g.ID, strings.Join(list, ","), now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Registry records a heartbeat of an executor (POST /api/registry).
+func (s *Scheduler) Registry(ctx context.Context, group, key, value string) error {
+	return s.store.RegistryBeat(ctx, group, key, value, s.clock.Now())
+}
+
+// RegistryRemove deletes an executor's heartbeat (POST /api/registryRemove).
+func (s *Scheduler) RegistryRemove(ctx context.Context, group, key, value string) error {
+	return s.store.RegistryRemove(ctx, group, key, value)
+}
+
+// LostMonitorOnce fails running logs older than 10 minutes whose executor is gone.
+func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
+	ids, err := s.store.FindLostLogIDs(ctx, s.clock.Now().Add(-10*time.Minute), 1000)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := s.complete(ctx, id, 500, s.msgs.T("joblog_lost_fail"), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReportOnce refreshes the dashboard counters of today and the two days before, and
+// deletes logs past the retention once a day (scheduler.md §12).
+func (s *Scheduler) ReportOnce(ctx context.Context, lastClean *time.Time) error {
+	now := s.clock.Now().In(s.loc)
+	for i := 0; i < 3; i++ {
+		d := now.AddDate(0, 0, -i)
+		from := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, s.loc)
+		to := from.AddDate(0, 0, 1).Add(-time.Millisecond)
+		total, running, suc, err := s.store.DayCounts(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		if err := s.store.SaveLogReport(ctx, schema.LogReport{TriggerDay: from, RunningCount: running,
+			SucCount: suc, FailCount: total - running - suc, UpdateTime: now}); err != nil {
+			return err
+		}
+	}
+	if s.cfg.LogRetentionDays < 3 || (!lastClean.IsZero() && now.Sub(*lastClean) < 24*time.Hour) {
+		return nil
+	}
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, s.loc)
+	n, err := s.store.ClearLogs(ctx, schema.ClearFilter{Before: today.AddDate(0, 0, -s.cfg.LogRetentionDays)})
+	if err != nil {
+		return err
+	}
+	*lastClean = now
+	if n > 0 {
+		s.log.Info("deleted logs past retention", "count", n, "days", s.cfg.LogRetentionDays)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// pool runs trigger requests on a bounded set of goroutines (the fast and slow
+// trigger pools of scheduler.md §7.1). A full queue blocks the submitter instead of
+// dropping the trigger: a late fire is recoverable, a silently dropped one is not.
+type pool struct {
+	name  string
+	queue chan TriggerRequest
+	wg    sync.WaitGroup
+	busy  atomic.Int64
+}
+
+func newPool(name string, workers, queue int, run func(TriggerRequest)) *pool {
+	p := &pool{name: name, queue: make(chan TriggerRequest, queue)}
+	p.wg.Add(workers)
+	for i := 0; i < workers; i++ {
+		go func() {
+			defer p.wg.Done()
+			for req := range p.queue {
+				p.busy.Add(1)
+				run(req)
+				p.busy.Add(-1)
+			}
+		}()
+	}
+	return p
+}
+
+// submit queues req, waiting while the queue is full; false when ctx ended first.
+func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
+	select {
+	case p.queue <- req:
+		return true
+	default:
+	}
+	select {
+	case p.queue <- req:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// close stops accepting work and waits up to d for queued and running triggers.
+func (p *pool) close(d time.Duration) bool {
+	close(p.queue)
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// slowTracker counts, per job, triggers slower than 500 ms in the current minute; a
+// job with more than 10 goes to the slow pool so it cannot starve the others.
+type slowTracker struct {
+	mu     sync.Mutex
+	minute int64
+	counts map[int]int
+}
+
+func (t *slowTracker) isSlow(jobID int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counts[jobID] > 10
+}
+
+func (t *slowTracker) record(jobID int, now time.Time, took time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m := now.UnixMilli() / 60000; m != t.minute {
+		t.minute = m
+		t.counts = nil
+	}
+	if took > 500*time.Millisecond {
+		if t.counts == nil {
+			t.counts = map[int]int{}
+		}
+		t.counts[jobID]++
+	}
+}

@@ -1,0 +1,173 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+)
+
+// preReadCount is how many due jobs one scan reads: (fast+slow)×20, as 2.4.2.
+func (s *Scheduler) preReadCount() int { return (s.cfg.FastMax + s.cfg.SlowMax) * 20 }
+
+func (s *Scheduler) scanLoop() {
+	defer s.wgScan.Done()
+	// First scan on a second boundary 4–5 s after start, as upstream, so that ring
+	// items pushed by another node just before we started are not read again early.
+	if !clock.Sleep(s.clock, time.Duration(PreReadMs-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
+		return
+	}
+	var down outage
+	backoff := time.Second
+	for {
+		select {
+		case <-s.stopScan:
+			return
+		default:
+		}
+		start := s.clock.Now()
+		found, err := s.ScanOnce(s.runCtx)
+		if err != nil {
+			down.fail(s.log, "scan", err)
+			if !clock.Sleep(s.clock, backoff, s.stopScan) {
+				return
+			}
+			backoff = min(backoff*2, 30*time.Second)
+			continue
+		}
+		down.ok(s.log, "scan")
+		backoff = time.Second
+		now := s.clock.Now()
+		if now.Sub(start) >= time.Second {
+			continue // a long scan is followed immediately by the next one
+		}
+		wait := int64(1000)
+		if !found {
+			wait = PreReadMs
+		}
+		if !clock.Sleep(s.clock, time.Duration(wait-now.UnixMilli()%1000)*time.Millisecond, s.stopScan) {
+			return
+		}
+	}
+}
+
+// plan is what one scan decided, applied only after its transaction committed: if
+// the commit fails nothing fires, and the next scan sees the old fire times again.
+type plan struct {
+	triggers []TriggerRequest
+	pushes   []ringItem
+}
+
+// ScanOnce runs one scan under the schedule lock (scheduler.md §3). It reports
+// whether any job was due in the window.
+func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
+	var p plan
+	var found bool
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		p, found = plan{}, false
+		locked, err := s.store.LockSchedule(ctx)
+		if err != nil {
+			return err
+		}
+		if !locked {
+			// Without the row nothing is locked: re-create it and scan next time.
+			_, err := s.store.EnsureLockRow(ctx)
+			return err
+		}
+		nowMs := s.clock.Now().UnixMilli()
+		jobs, err := s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
+		if err != nil {
+			return err
+		}
+		found = len(jobs) > 0
+		ups := make([]schema.ScheduleUpdate, 0, len(jobs))
+		for i := range jobs {
+			ups = append(ups, s.planJob(&jobs[i], nowMs, &p))
+		}
+		return s.store.UpdateSchedules(ctx, ups, s.cfg.BatchSize)
+	})
+	if err != nil {
+		return false, err
+	}
+	s.metrics.scans.Add(1)
+	for _, req := range p.triggers {
+		s.Submit(req)
+	}
+	for _, it := range p.pushes {
+		s.pushRing(it)
+	}
+	return found, nil
+}
+
+// planJob applies the three branches of the scan to one job and returns its update.
+func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.ScheduleUpdate {
+	up := schema.ScheduleUpdate{ID: job.ID, Last: job.TriggerLastTime, Next: job.TriggerNextTime}
+	refresh := func(from time.Time) {
+		next, ok, err := s.NextFireTime(*job, from)
+		if err != nil {
+			s.log.Warn("job has an invalid schedule and is stopped", "job_id", job.ID, "schedule_type", job.ScheduleType, "schedule_conf", job.ScheduleConf, "err", err)
+		}
+		if !ok {
+			job.TriggerStatus, job.TriggerLastTime, job.TriggerNextTime = 0, 0, 0
+			up = schema.ScheduleUpdate{ID: job.ID, Stop: true}
+			return
+		}
+		job.TriggerLastTime, job.TriggerNextTime = job.TriggerNextTime, next.UnixMilli()
+		up = schema.ScheduleUpdate{ID: job.ID, Last: job.TriggerLastTime, Next: job.TriggerNextTime}
+	}
+	switch {
+	case nowMs > job.TriggerNextTime+PreReadMs: // (A) missed by more than the window
+		s.metrics.misfires.Add(1)
+		if job.MisfireStrategy == "FIRE_ONCE_NOW" {
+			p.triggers = append(p.triggers, TriggerRequest{JobID: job.ID, Type: TriggerMisfire, FailRetryCount: -1, PlannedMs: job.TriggerNextTime})
+		}
+		s.log.Warn("job missed its fire time", "job_id", job.ID, "planned_ms", job.TriggerNextTime, "misfire", job.MisfireStrategy)
+		refresh(s.clock.Now())
+	case nowMs > job.TriggerNextTime: // (B) late, but within the window: fire now
+		p.triggers = append(p.triggers, TriggerRequest{JobID: job.ID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: job.TriggerNextTime})
+		refresh(s.clock.Now())
+		if job.TriggerStatus == 1 && nowMs+PreReadMs > job.TriggerNextTime { // (B2) next fire also in the window
+			p.pushes = append(p.pushes, ringItem{JobID: job.ID, FireMs: job.TriggerNextTime})
+			refresh(time.UnixMilli(job.TriggerNextTime))
+		}
+	default: // (C) due within the window: leave it to the ring
+		p.pushes = append(p.pushes, ringItem{JobID: job.ID, FireMs: job.TriggerNextTime})
+		refresh(time.UnixMilli(job.TriggerNextTime))
+	}
+	return up
+}
+
+// pushRing queues a planned fire on the ring, or dispatches it at once when its second
+// is already behind the ring's look-back (upstream would fire it a minute late).
+func (s *Scheduler) pushRing(it ringItem) {
+	if it.FireMs <= s.clock.Now().UnixMilli()-1000*ringLookBack {
+		s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
+		return
+	}
+	s.ring.push(it)
+}
+
+func (s *Scheduler) ringLoop() {
+	defer s.wgRing.Done()
+	stop, stopping := s.stopRing, false
+	for {
+		now := s.clock.Now()
+		t := s.clock.NewTimer(time.Duration(1000-now.UnixMilli()%1000) * time.Millisecond)
+		select {
+		case <-t.C():
+		case <-stop:
+			t.Stop()
+			stop = nil // keep ticking until the ring is empty
+			stopping = true
+			continue
+		}
+		sec := int((s.clock.Now().UnixMilli() / 1000) % 60)
+		for _, it := range s.ring.take(sec) {
+			s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
+		}
+		if stopping && s.ring.size() == 0 {
+			return
+		}
+	}
+}

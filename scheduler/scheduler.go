@@ -1,0 +1,259 @@
+// Package scheduler is the scheduling core of the admin: the scan loop that reads jobs
+// ahead under the cluster lock, the time ring, the trigger pipeline, callbacks, and
+// the registry, fail, lost-job and report monitors (scheduler.md).
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cron"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+)
+
+// PreReadMs is the look-ahead window of a scan and the misfire threshold.
+const PreReadMs = 5000
+
+// Config tunes the scheduler; zero values take upstream defaults.
+type Config struct {
+	// FastMax and SlowMax size the trigger pools (xxl.job.triggerpool.*.max); the
+	// read-ahead count is (FastMax+SlowMax)×20 as in 2.4.2.
+	FastMax, SlowMax int
+	// BatchSize is how many next-time updates go into one statement.
+	BatchSize int
+	// LogRetentionDays deletes logs older than this many days (values < 3 disable).
+	LogRetentionDays int
+	// Lang selects the texts written into logs and alarms.
+	Lang i18n.Lang
+	// Location is the zone cron expressions and day boundaries are evaluated in; it must
+	// be the zone of the database connection (DATETIME columns are wall-clock).
+	Location *time.Location
+	// AdminIP is shown in trigger_msg as the trigger machine; detected when empty.
+	AdminIP string
+	// P3 calls executors with the unreleased 3.5 protocol (/trigger, per-group tokens).
+	P3 bool
+	// Mailer sends alarm mails; nil disables e-mail alarms (they count as failed).
+	Mailer Mailer
+	// Logger receives structured logs; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Scheduler owns the background loops. Create it with New, then Start and Stop.
+type Scheduler struct {
+	cfg     Config
+	store   *schema.Store
+	exec    Executor
+	clock   clock.Clock
+	log     *slog.Logger
+	msgs    i18n.Bundle
+	router  *route.Router
+	loc     *time.Location
+	adminIP string
+	p3      bool
+
+	ring    ring
+	fast    *pool
+	slow    *pool
+	slowCnt slowTracker
+	crons   sync.Map // schedule_conf → *cron.Expression
+	metrics metrics
+
+	runCtx    context.Context // lives until the pools are drained
+	runCancel context.CancelFunc
+	stopScan  chan struct{}
+	stopRing  chan struct{}
+	stopMon   chan struct{}
+	wgScan    sync.WaitGroup
+	wgRing    sync.WaitGroup
+	wgMon     sync.WaitGroup
+	startOnce sync.Once
+	stopOnce  sync.Once
+}
+
+// New builds a scheduler on a store and an executor client.
+func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Scheduler {
+	if cfg.FastMax < 200 {
+		cfg.FastMax = 200
+	}
+	if cfg.SlowMax < 100 {
+		cfg.SlowMax = 100
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 100
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.AdminIP == "" {
+		cfg.AdminIP = localIP()
+	}
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	s := &Scheduler{
+		cfg: cfg, store: store, exec: exec, clock: clk, log: cfg.Logger,
+		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
+		adminIP: cfg.AdminIP, p3: cfg.P3,
+		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
+	}
+	s.runCtx, s.runCancel = context.WithCancel(context.Background())
+	s.fast = newPool("fast", cfg.FastMax, 2000, s.runTrigger)
+	s.slow = newPool("slow", cfg.SlowMax, 5000, s.runTrigger)
+	return s
+}
+
+// Start launches the scan, ring and monitor loops.
+func (s *Scheduler) Start() {
+	s.startOnce.Do(func() {
+		if created, err := s.store.EnsureLockRow(s.runCtx); err != nil {
+			s.log.Warn("could not check the schedule_lock row; the scan will retry", "err", err)
+		} else if created {
+			s.log.Warn("xxl_job_lock had no schedule_lock row; re-created it")
+		}
+		s.wgRing.Add(1)
+		go s.ringLoop()
+		s.wgScan.Add(1)
+		go s.scanLoop()
+		s.startMonitors()
+	})
+}
+
+// Stop stops scanning, fires what the ring already holds, waits for in-flight
+// triggers and stops the monitors, all within the context's deadline (10 s if none).
+func (s *Scheduler) Stop(ctx context.Context) {
+	s.stopOnce.Do(func() {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+		}
+		close(s.stopScan)
+		s.wgScan.Wait()
+		close(s.stopMon)
+		close(s.stopRing)
+		ringDone := make(chan struct{})
+		go func() { s.wgRing.Wait(); close(ringDone) }()
+		select {
+		case <-ringDone:
+		case <-ctx.Done():
+			s.log.Error("stopped before the ring emptied; these read-ahead fires were not dispatched", "count", s.ring.size())
+		}
+		s.wgMon.Wait()
+		deadline, _ := ctx.Deadline()
+		left := time.Until(deadline)
+		half := left / 2
+		if !s.fast.close(half) || !s.slow.close(left-half) {
+			s.log.Error("stopped with triggers still running")
+		}
+		s.runCancel()
+	})
+}
+
+// Submit queues a trigger request on the fast or slow pool (Java: JobTriggerPoolHelper).
+func (s *Scheduler) Submit(req TriggerRequest) bool {
+	p := s.fast
+	if s.slowCnt.isSlow(req.JobID) {
+		p = s.slow
+	}
+	defer func() {
+		// A submit racing with Stop finds the queue closed; report it as not accepted.
+		if recover() != nil {
+			s.log.Error("trigger refused, scheduler stopping", "job_id", req.JobID)
+		}
+	}()
+	return p.submit(s.runCtx, req)
+}
+
+func (s *Scheduler) runTrigger(req TriggerRequest) {
+	start := s.clock.Now()
+	if err := s.Trigger(s.runCtx, req); err != nil {
+		s.metrics.triggerErrors.Add(1)
+		s.log.Error("trigger failed", "job_id", req.JobID, "type", req.Type, "err", err)
+	}
+	s.slowCnt.record(req.JobID, s.clock.Now(), s.clock.Now().Sub(start))
+}
+
+// NextFireTime computes a job's next fire time strictly after from (scheduler.md §5).
+// ok is false when the job has none (NONE type, a cron with no future match, or an
+// unparsable configuration): the scan stops such jobs.
+func (s *Scheduler) NextFireTime(job schema.Job, from time.Time) (next time.Time, ok bool, err error) {
+	switch job.ScheduleType {
+	case "CRON":
+		e, err := s.cronExpr(job.ScheduleConf)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		n, ok := e.Next(from, s.loc)
+		return n, ok, nil
+	case "FIX_RATE":
+		sec, err := strconv.ParseInt(job.ScheduleConf, 10, 32)
+		if err != nil || sec < 1 {
+			return time.Time{}, false, fmt.Errorf("FIX_RATE interval %q is not a positive number of seconds", job.ScheduleConf)
+		}
+		return from.Add(time.Duration(sec) * time.Second), true, nil
+	}
+	return time.Time{}, false, nil
+}
+
+func (s *Scheduler) cronExpr(conf string) (*cron.Expression, error) {
+	if e, ok := s.crons.Load(conf); ok {
+		return e.(*cron.Expression), nil
+	}
+	e, err := cron.Parse(conf)
+	if err != nil {
+		return nil, err
+	}
+	s.crons.Store(conf, e)
+	return e, nil
+}
+
+// localIP is the first non-loopback IPv4 address, shown as the trigger machine.
+func localIP() string {
+	addrs, err := net.InterfaceAddrs()
+	if err == nil {
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil {
+				return ipn.IP.String()
+			}
+		}
+	}
+	return "127.0.0.1"
+}
+
+// outage logs a loop's database errors once per outage and its recovery once.
+type outage struct {
+	mu   sync.Mutex
+	down bool
+}
+
+func (o *outage) fail(log *slog.Logger, loop string, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.down {
+		log.Error("database unavailable, backing off", "loop", loop, "err", err)
+	}
+	o.down = true
+}
+
+func (o *outage) ok(log *slog.Logger, loop string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.down {
+		log.Info("database reachable again", "loop", loop)
+	}
+	o.down = false
+}
+
+var errStopping = errors.New("scheduler stopping")

@@ -1,0 +1,263 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+)
+
+// TriggerType says why a job fired (TriggerTypeEnum upstream); its title is written
+// into trigger_msg.
+type TriggerType string
+
+// Trigger types (scheduler.md §7.6).
+const (
+	TriggerManual  TriggerType = "MANUAL"
+	TriggerCron    TriggerType = "CRON"
+	TriggerRetry   TriggerType = "RETRY"
+	TriggerParent  TriggerType = "PARENT"
+	TriggerAPI     TriggerType = "API"
+	TriggerMisfire TriggerType = "MISFIRE"
+)
+
+func (t TriggerType) i18nKey() string { return "jobconf_trigger_type_" + strings.ToLower(string(t)) }
+
+// TriggerRequest is one request to fire a job (JobTriggerPoolHelper.trigger upstream).
+type TriggerRequest struct {
+	JobID int
+	Type  TriggerType
+	// FailRetryCount >= 0 overrides the job's retry count; < 0 uses the job's.
+	FailRetryCount int
+	// ShardingParam "index/total" pins one shard (retries of a broadcast shard).
+	ShardingParam string
+	// ExecutorParam, when non-nil, replaces the job's parameter.
+	ExecutorParam *string
+	// AddressList, when non-blank, replaces the group's addresses.
+	AddressList string
+	// PlannedMs is the planned fire time (epoch ms) of scheduled fires, for skew; 0 otherwise.
+	PlannedMs int64
+}
+
+// Executor is how the scheduler calls executors. compat/executor implements it over
+// HTTP; tests may use the in-repo fake executor behind the same client.
+type Executor interface {
+	Run(ctx context.Context, t Target, p *protocol.TriggerParam) (code int, msg string)
+	Beat(ctx context.Context, t Target) (code int, msg string)
+	IdleBeat(ctx context.Context, t Target, jobID int) (code int, msg string)
+	Kill(ctx context.Context, t Target, jobID int) (code int, msg string)
+}
+
+// Target is one executor address with what a call to it needs.
+type Target struct {
+	Address string
+	// AppName and AccessToken are the group's (3.5 per-group token protocol); empty on
+	// ≤3.4 databases, where the admin's global token is used.
+	AppName     string
+	AccessToken string
+	P3          bool
+}
+
+// blockStrategies are the block strategy names whose titles trigger_msg shows.
+var blockStrategies = map[string]bool{"SERIAL_EXECUTION": true, "DISCARD_LATER": true, "COVER_EARLY": true}
+
+// Trigger runs one trigger request now on the calling goroutine: it loads the job and
+// its group, inserts one log row per shard, calls the executor and records the outcome.
+func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
+	job, err := s.store.LoadJob(ctx, req.JobID)
+	if errors.Is(err, schema.ErrNotFound) {
+		s.log.Warn("trigger skipped, job not found", "job_id", req.JobID, "type", req.Type)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if req.ExecutorParam != nil {
+		job.ExecutorParam = *req.ExecutorParam
+	}
+	retry := job.ExecutorFailRetryCount
+	if req.FailRetryCount >= 0 {
+		retry = req.FailRetryCount
+	}
+	group, err := s.store.LoadGroup(ctx, job.JobGroup)
+	groupMissing := errors.Is(err, schema.ErrNotFound)
+	if err != nil && !groupMissing {
+		return err
+	}
+	if groupMissing {
+		group = schema.Group{ID: job.JobGroup}
+	}
+	if strings.TrimSpace(req.AddressList) != "" {
+		group.AddressType = 1
+		group.AddressList = strings.TrimSpace(req.AddressList)
+	}
+	addrs := route.SplitAddressList(group.AddressList)
+
+	shardIndex, shardTotal, pinned := parseSharding(req.ShardingParam)
+	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
+	// the same logDateTime.
+	now := s.clock.Now()
+	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
+		for i := range addrs {
+			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !pinned {
+		shardIndex, shardTotal = 0, 1
+	}
+	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now)
+}
+
+func parseSharding(p string) (index, total int, ok bool) {
+	a, b, found := strings.Cut(p, "/")
+	if !found || strings.Contains(b, "/") {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group schema.Group, groupMissing bool,
+	addrs []string, retry int, req TriggerRequest, index, total int, now time.Time) error {
+	broadcast := job.ExecutorRouteStrategy == route.ShardingBroadcast
+	shardText := ""
+	if broadcast {
+		shardText = fmt.Sprintf("%d/%d", index, total)
+	}
+	// Second precision, like the DATETIME column; the executor derives its log file
+	// folder from the same value the rolling-log request will send.
+	triggerTime := now.Truncate(time.Second)
+	logID, err := s.store.InsertLog(ctx, job.JobGroup, job.ID, triggerTime)
+	if err != nil {
+		return err
+	}
+	glueMs := int64(0)
+	if !job.GlueUpdatetime.IsZero() {
+		glueMs = job.GlueUpdatetime.UnixMilli()
+	}
+	param := &protocol.TriggerParam{
+		JobID:                 job.ID,
+		ExecutorHandler:       job.ExecutorHandler,
+		ExecutorParams:        job.ExecutorParam,
+		ExecutorBlockStrategy: job.ExecutorBlockStrategy,
+		ExecutorTimeout:       job.ExecutorTimeout,
+		LogID:                 logID,
+		LogDateTime:           triggerTime.UnixMilli(),
+		GlueType:              job.GlueType,
+		GlueSource:            job.GlueSource,
+		GlueUpdatetime:        glueMs,
+		BroadcastIndex:        index,
+		BroadcastTotal:        total,
+	}
+	target := Target{AppName: group.AppName, AccessToken: group.AccessToken, P3: s.p3}
+
+	var address, routeMsg string
+	code, msg, haveMsg := 500, "", false
+	switch {
+	case groupMissing:
+		routeMsg = fmt.Sprintf("executor group %d not found", job.JobGroup)
+	case len(addrs) == 0:
+		routeMsg = s.msgs.T("jobconf_trigger_address_empty")
+	case broadcast:
+		address = route.BroadcastAddress(addrs, index)
+	case !route.Valid(job.ExecutorRouteStrategy):
+		routeMsg = fmt.Sprintf("route strategy %q is not valid", job.ExecutorRouteStrategy)
+	default:
+		res, err := s.router.Route(ctx, route.Request{
+			Strategy: job.ExecutorRouteStrategy, JobID: job.ID, Addresses: addrs, Now: now,
+			Prober: proberFor{s, target}, Labels: route.Labels{Beat: s.msgs.T("jobconf_beat"), IdleBeat: s.msgs.T("jobconf_idleBeat")},
+		})
+		if err != nil {
+			routeMsg = err.Error()
+		} else {
+			routeMsg = res.Msg
+			if res.OK {
+				address = res.Address
+			}
+		}
+	}
+	if address != "" {
+		target.Address = address
+		c, m := s.exec.Run(ctx, target, param)
+		code, haveMsg = c, true
+		msg = fmt.Sprintf("%s：<br>address：%s<br>code：%d<br>msg：%s", s.msgs.T("jobconf_trigger_run"), address, c, nullText(m))
+	}
+	s.metrics.triggered(code == 200, req.PlannedMs, now)
+
+	var b strings.Builder
+	b.Grow(512)
+	b.WriteString(s.msgs.T("jobconf_trigger_type") + "：" + s.msgs.T(req.Type.i18nKey()))
+	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_admin_adress") + "：" + s.adminIP)
+	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_exe_regtype") + "：" + s.msgs.T("jobgroup_field_addressType_"+strconv.Itoa(min(max(group.AddressType, 0), 1))))
+	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_exe_regaddress") + "：" + javaList(addrs))
+	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorRouteStrategy") + "：" + route.Title(job.ExecutorRouteStrategy, string(s.msgs.Lang)))
+	if broadcast {
+		b.WriteString("(" + shardText + ")")
+	}
+	block := job.ExecutorBlockStrategy
+	if !blockStrategies[block] {
+		block = "SERIAL_EXECUTION"
+	}
+	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorBlockStrategy") + "：" + s.msgs.T("block_"+block))
+	b.WriteString("<br>" + s.msgs.T("jobinfo_field_timeout") + "：" + strconv.Itoa(job.ExecutorTimeout))
+	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorFailRetryCount") + "：" + strconv.Itoa(retry))
+	b.WriteString(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_run") + `<<<<<<<<<<< </span><br>`)
+	if routeMsg != "" {
+		b.WriteString(routeMsg + "<br><br>")
+	}
+	if haveMsg {
+		b.WriteString(msg)
+	}
+
+	return s.store.UpdateLogTrigger(ctx, schema.Log{
+		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: b.String(),
+		ExecutorAddress: address, ExecutorHandler: job.ExecutorHandler, ExecutorParam: job.ExecutorParam,
+		ExecutorShardingParam: shardText, ExecutorFailRetryCount: retry,
+	})
+}
+
+// javaList prints addresses as Java's List.toString does ("[a, b]"), or "null".
+func javaList(addrs []string) string {
+	if len(addrs) == 0 {
+		return "null"
+	}
+	return "[" + strings.Join(addrs, ", ") + "]"
+}
+
+func nullText(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+// proberFor adapts the executor client to the route package's FAILOVER/BUSYOVER probes.
+type proberFor struct {
+	s *Scheduler
+	t Target
+}
+
+func (p proberFor) Beat(ctx context.Context, address string) (int, string) {
+	t := p.t
+	t.Address = address
+	return p.s.exec.Beat(ctx, t)
+}
+
+func (p proberFor) IdleBeat(ctx context.Context, address string, jobID int) (int, string) {
+	t := p.t
+	t.Address = address
+	return p.s.exec.IdleBeat(ctx, t, jobID)
+}
