@@ -15,10 +15,11 @@ type pool struct {
 	queue chan TriggerRequest
 	wg    sync.WaitGroup
 	busy  atomic.Int64
+	idle  *idleTracker
 }
 
-func newPool(name string, workers, queue int, run func(TriggerRequest)) *pool {
-	p := &pool{name: name, queue: make(chan TriggerRequest, queue)}
+func newPool(name string, workers, queue int, idle *idleTracker, run func(TriggerRequest)) *pool {
+	p := &pool{name: name, queue: make(chan TriggerRequest, queue), idle: idle}
 	p.wg.Add(workers)
 	for i := 0; i < workers; i++ {
 		go func() {
@@ -27,6 +28,7 @@ func newPool(name string, workers, queue int, run func(TriggerRequest)) *pool {
 				p.busy.Add(1)
 				run(req)
 				p.busy.Add(-1)
+				p.idle.done()
 			}
 		}()
 	}
@@ -35,6 +37,7 @@ func newPool(name string, workers, queue int, run func(TriggerRequest)) *pool {
 
 // submit queues req, waiting while the queue is full; false when ctx ended first.
 func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
+	p.idle.add()
 	select {
 	case p.queue <- req:
 		return true
@@ -44,6 +47,7 @@ func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
 	case p.queue <- req:
 		return true
 	case <-ctx.Done():
+		p.idle.done()
 		return false
 	}
 }
@@ -88,4 +92,43 @@ func (t *slowTracker) record(jobID int, now time.Time, took time.Duration) {
 		}
 		t.counts[jobID]++
 	}
+}
+
+// idleTracker counts submitted but unfinished triggers, so callers can wait for the
+// pools to drain (graceful stop, tests) on a signal instead of polling.
+type idleTracker struct {
+	mu      sync.Mutex
+	pending int
+	waiters []chan struct{}
+}
+
+func (t *idleTracker) add() {
+	t.mu.Lock()
+	t.pending++
+	t.mu.Unlock()
+}
+
+func (t *idleTracker) done() {
+	t.mu.Lock()
+	t.pending--
+	if t.pending == 0 {
+		for _, w := range t.waiters {
+			close(w)
+		}
+		t.waiters = nil
+	}
+	t.mu.Unlock()
+}
+
+// wait returns a channel closed when nothing is pending.
+func (t *idleTracker) wait() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := make(chan struct{})
+	if t.pending == 0 {
+		close(c)
+		return c
+	}
+	t.waiters = append(t.waiters, c)
+	return c
 }

@@ -162,12 +162,22 @@ func (s *Scheduler) ringLoop() {
 			stopping = true
 			continue
 		}
-		sec := int((s.clock.Now().UnixMilli() / 1000) % 60)
-		for _, it := range s.ring.take(sec) {
-			s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
-		}
+		s.RingTick(s.clock.Now())
 		if stopping && s.ring.size() == 0 {
 			return
 		}
 	}
 }
+
+// RingTick fires the ring items of the second containing now and of the look-back
+// seconds before it. The ring goroutine calls it at each second boundary.
+func (s *Scheduler) RingTick(now time.Time) int {
+	items := s.ring.take(int((now.UnixMilli() / 1000) % 60))
+	for _, it := range items {
+		s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
+	}
+	return len(items)
+}
+
+// RingSize returns how many planned fires wait in the ring.
+func (s *Scheduler) RingSize() int { return s.ring.size() }

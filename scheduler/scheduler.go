@@ -5,7 +5,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -64,6 +63,7 @@ type Scheduler struct {
 	fast    *pool
 	slow    *pool
 	slowCnt slowTracker
+	idle    idleTracker
 	crons   sync.Map // schedule_conf → *cron.Expression
 	metrics metrics
 
@@ -109,8 +109,8 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
-	s.fast = newPool("fast", cfg.FastMax, 2000, s.runTrigger)
-	s.slow = newPool("slow", cfg.SlowMax, 5000, s.runTrigger)
+	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
+	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
 	return s
 }
 
@@ -161,6 +161,17 @@ func (s *Scheduler) Stop(ctx context.Context) {
 	})
 }
 
+// WaitIdle blocks until every submitted trigger (including children and retries they
+// submit) has finished, or ctx ends.
+func (s *Scheduler) WaitIdle(ctx context.Context) error {
+	select {
+	case <-s.idle.wait():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Submit queues a trigger request on the fast or slow pool (Java: JobTriggerPoolHelper).
 func (s *Scheduler) Submit(req TriggerRequest) bool {
 	p := s.fast
@@ -170,6 +181,7 @@ func (s *Scheduler) Submit(req TriggerRequest) bool {
 	defer func() {
 		// A submit racing with Stop finds the queue closed; report it as not accepted.
 		if recover() != nil {
+			s.idle.done()
 			s.log.Error("trigger refused, scheduler stopping", "job_id", req.JobID)
 		}
 	}()
@@ -255,5 +267,3 @@ func (o *outage) ok(log *slog.Logger, loop string) {
 	}
 	o.down = false
 }
-
-var errStopping = errors.New("scheduler stopping")

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/routes"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+)
+
+// loadConfig reads the configuration, keeping our own `--layout` flag of `schema init`
+// out of the Spring keys.
+func loadConfig(args, environ []string) (*config.Config, error) {
+	var rest []string
+	layout := ""
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--layout="); ok {
+			layout = v
+			continue
+		}
+		rest = append(rest, a)
+	}
+	cfg, err := config.Load(rest, environ)
+	if err != nil {
+		return nil, err
+	}
+	if layout != "" {
+		cfg.Raw["layout"] = layout
+	}
+	return cfg, nil
+}
+
+func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, error) {
+	my := cfg.DataSource.MySQL.Clone()
+	if !withDB {
+		my.DBName = ""
+	}
+	connector, err := mysql.NewConnector(my)
+	if err != nil {
+		return nil, fmt.Errorf("spring.datasource.url: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(cfg.DataSource.MaxOpen)
+	db.SetMaxIdleConns(cfg.DataSource.MaxIdle)
+	db.SetConnMaxLifetime(cfg.DataSource.MaxLifetime)
+	db.SetConnMaxIdleTime(cfg.DataSource.IdleTimeout)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to database %s at %s: %w", my.DBName, my.Addr, err)
+	}
+	return db, nil
+}
+
+func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: xxl-admin-go schema init|check")
+	}
+	switch args[0] {
+	case "init":
+		layout := schema.LayoutName(cfg.Raw["layout"])
+		if layout == "" {
+			layout = schema.Layout34
+		}
+		if _, err := schema.DDL(layout); err != nil {
+			return err
+		}
+		srv, err := openDB(ctx, cfg, false)
+		if err != nil {
+			return err
+		}
+		name := cfg.DataSource.MySQL.DBName
+		_, err = srv.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+		srv.Close()
+		if err != nil {
+			return fmt.Errorf("create database %s: %w", name, err)
+		}
+		db, err := openDB(ctx, cfg, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if err := schema.Init(ctx, db, layout); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "created the %s layout with seed rows in database %s (login admin / 123456)\n", layout, name)
+		return nil
+	case "check":
+		db, err := openDB(ctx, cfg, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		r, err := schema.Check(ctx, db)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(out, r.String())
+		if !r.OK() {
+			return errors.New("the database cannot run the admin as it is")
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown schema command %q (want init or check)", args[0])
+}
+
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
+	started := time.Now()
+	db, err := openDB(ctx, cfg, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, report, err := schema.OpenStore(ctx, db)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token" {
+		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
+	}
+	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second, AccessToken: cfg.AccessToken})
+	var mailer scheduler.Mailer
+	if cfg.Mail.Host != "" {
+		mailer = &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
+			From: cfg.Mail.From, FromName: i18n.For(i18n.Parse(cfg.I18n)).T("admin_name_full"), Auth: cfg.Mail.Auth,
+			StartTLS: cfg.Mail.StartTLSEnable, StartTLSRequired: cfg.Mail.StartTLSRequired,
+			ImplicitTLS: strings.Contains(cfg.Mail.SocketFactoryClass, "SSLSocketFactory") && cfg.Mail.Port == 465}
+	}
+	sched := scheduler.New(scheduler.Config{
+		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
+		LogRetentionDays: cfg.LogRetentionDays, Lang: i18n.Parse(cfg.I18n), Location: cfg.DataSource.MySQL.Loc,
+		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
+	}, store, executorAdapter{client}, clock.Real{})
+
+	app := routes.NewApp(log)
+	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
+	api.Mount(app, cfg.ContextPath, "")
+	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiberCtx) error { return c.SendString(`{"status":"UP"}`) })
+
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
+	if err != nil {
+		return fmt.Errorf("server.port %d: %w", cfg.Port, err)
+	}
+	sched.Start()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- app.Listener(ln) }()
+	log.Info("xxl-admin-go serving", "addr", ln.Addr().String(), "context_path", cfg.ContextPath,
+		"layout", report.Layout.Name, "database", cfg.DataSource.MySQL.DBName, "zone", cfg.DataSource.MySQL.Loc.String(),
+		"startup", time.Since(started).Round(time.Millisecond).String())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if err != nil {
+			sched.Stop(context.Background())
+			return fmt.Errorf("http server: %w", err)
+		}
+	}
+	log.Info("stopping: no new scans, firing what the ring holds, waiting for running triggers")
+	stopCtx, cancel := context.WithTimeout(context.Background(), 9*time.Second)
+	defer cancel()
+	sched.Stop(stopCtx)
+	_ = app.ShutdownWithTimeout(time.Second)
+	log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,144 @@
+// Package routes is the HTTP surface of the admin: the executor API (/api/*) served
+// under the configured context path and under "/", and later the console. Handlers
+// decode, check, call one domain function and encode; they never touch SQL.
+package routes
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+)
+
+// MaxBodyBytes is the largest request body accepted, the executor's own limit.
+const MaxBodyBytes = 5 << 20
+
+// ExecutorAPI is what the /api/* handlers need from the scheduler.
+type ExecutorAPI interface {
+	Registry(ctx context.Context, group, key, value string) error
+	RegistryRemove(ctx context.Context, group, key, value string) error
+	Callback(ctx context.Context, items []scheduler.CallbackResult) error
+}
+
+// API serves the endpoints executors call (wire-protocol.md §4).
+type API struct {
+	Core ExecutorAPI
+	// AccessToken is xxl.job.accessToken; blank disables the check (and a missing
+	// header is then accepted, unlike the 3.3.0/3.3.1 HTTP 400 quirk).
+	AccessToken string
+	Log         *slog.Logger
+}
+
+// Mount registers the executor API under every prefix ("" is the root).
+func (a *API) Mount(app *fiber.App, prefixes ...string) {
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		p = strings.TrimSuffix(p, "/")
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		app.All(p+"/api", a.handle)
+		app.All(p+"/api/", a.handle)
+		app.All(p+"/api/:uri", a.handle)
+	}
+}
+
+func reply(c *fiber.Ctx, r protocol.Reply) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Status(fiber.StatusOK).Send(r.Bytes())
+}
+
+// handle applies upstream's gatekeeping order (wire-protocol.md §4.1, P2): method,
+// uri, body, token, then dispatch.
+func (a *API) handle(c *fiber.Ctx) error {
+	if c.Method() != fiber.MethodPost {
+		return reply(c, protocol.Fail(protocol.MsgMethodNotSupported))
+	}
+	uri := c.Params("uri")
+	if uri == "" {
+		return reply(c, protocol.Fail(protocol.MsgURIEmpty))
+	}
+	body := c.Body()
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return reply(c, protocol.Fail(protocol.MsgBodyEmpty))
+	}
+	if a.AccessToken != "" {
+		got := c.Get("XXL-JOB-ACCESS-TOKEN")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(a.AccessToken)) != 1 {
+			return reply(c, protocol.Fail(protocol.MsgTokenWrong))
+		}
+	}
+	ctx := c.UserContext()
+	switch uri {
+	case "registry", "registryRemove":
+		p, err := protocol.DecodeRegistry(body)
+		if err != nil {
+			return reply(c, protocol.Fail(err.Error()))
+		}
+		if !httpURL(p.RegistryValue) {
+			return reply(c, protocol.Fail("invalid request, registryValue must be an http:// or https:// address"))
+		}
+		if uri == "registry" {
+			err = a.Core.Registry(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
+		} else {
+			err = a.Core.RegistryRemove(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
+		}
+		if err != nil {
+			a.Log.Error("registry not stored", "op", uri, "executor", p.RegistryValue, "err", err)
+			return reply(c, protocol.Fail("registry not stored, database unavailable; retry later"))
+		}
+		return reply(c, protocol.Success())
+	case "callback":
+		items, err := protocol.DecodeCallbacks(body)
+		if err != nil {
+			return reply(c, protocol.Fail(err.Error()))
+		}
+		results := make([]scheduler.CallbackResult, len(items))
+		for i, it := range items {
+			results[i] = scheduler.CallbackResult{LogID: it.LogID, HandleCode: it.HandleCode, HandleMsg: it.HandleMsg}
+		}
+		if err := a.Core.Callback(ctx, results); err != nil {
+			// Failure makes the executor keep the results and send them again.
+			a.Log.Error("callback not stored", "items", len(items), "err", err)
+			return reply(c, protocol.Fail("callback not stored, database unavailable; retry later"))
+		}
+		return reply(c, protocol.Success())
+	}
+	return reply(c, protocol.Fail(protocol.MsgURINotFound(uri)))
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(strings.TrimSpace(s))
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// ErrorHandler answers errors raised outside handlers (oversized bodies, unknown
+// routes) with the envelope executors understand on /api paths, and plain text
+// elsewhere; never an HTML page.
+func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		code := fiber.StatusInternalServerError
+		if fe, ok := err.(*fiber.Error); ok {
+			code = fe.Code
+		}
+		if strings.Contains(c.Path(), "/api/") || strings.HasSuffix(c.Path(), "/api") {
+			msg := err.Error()
+			if code == fiber.StatusRequestEntityTooLarge {
+				msg = "invalid request, body larger than 5 MiB"
+			}
+			return reply(c, protocol.Fail(msg))
+		}
+		if code >= 500 {
+			log.Error("request failed", "path", c.Path(), "err", err)
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+		return c.Status(code).SendString(err.Error())
+	}
+}
