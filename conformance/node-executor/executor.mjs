@@ -1,0 +1,60 @@
+// A real XXL-JOB executor on the npm `xxl-job` SDK. Configured by environment:
+//   ADMIN    admin base URL, e.g. http://127.0.0.1:8080/xxl-job-admin
+//   APPNAME  executor app name (registry key)
+//   PORT     port to listen on
+//   TOKEN    access token ("" for none)
+// Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
+// shardingJobHandler. Prints "READY <port>" once listening.
+import express from 'express'
+import { createXxlJobExecutor } from 'xxl-job'
+
+const admin = process.env.ADMIN || 'http://127.0.0.1:8080/xxl-job-admin'
+const appName = process.env.APPNAME || 'xxl-job-executor-sample'
+const port = Number(process.env.PORT || 9999)
+const token = process.env.TOKEN ?? 'default_token'
+
+// The SDK's 30 s registry timer rejects when the admin is down; keep running, as a
+// Java executor would, and retry on the next beat.
+process.on('unhandledRejection', (e) => console.error('unhandled:', e?.message || e))
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const handlers = new Map()
+handlers.set('demoJobHandler', async (logger, req, params) => {
+  logger.info(`demo params=${params}`)
+  return `demo ok ${params ?? ''}`.trim()
+})
+handlers.set('failJobHandler', async () => {
+  throw new Error('failJobHandler failed on purpose')
+})
+handlers.set('slowJobHandler', async (logger, req, params) => {
+  const secs = Number(params || 5)
+  for (let i = 0; i < secs * 10; i++) {
+    if (req.isKill()) throw new Error('killed')
+    await sleep(100)
+  }
+  return `slept ${secs}s`
+})
+handlers.set('shardingJobHandler', async (logger, req) => `shard ${req.broadcastIndex}/${req.broadcastTotal}`)
+
+const app = express()
+app.use(express.json({ limit: '5mb' }))
+app.listen(port, '127.0.0.1', () => {
+  const executor = createXxlJobExecutor({
+    app,
+    appType: 'express',
+    jobHandlers: handlers,
+    accessToken: token,
+    baseUrl: `http://127.0.0.1:${port}`,
+    executorKey: appName,
+    scheduleCenterUrl: admin,
+    logStorage: 'local',
+  })
+  executor.initialization()
+  const stop = async () => {
+    try { await executor.cancel() } catch (e) { console.error('registryRemove failed:', e?.message || e) }
+    process.exit(0)
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  console.log(`READY ${port}`)
+})
