@@ -93,9 +93,9 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 	if groupMissing {
 		group = schema.Group{ID: job.JobGroup}
 	}
-	if strings.TrimSpace(req.AddressList) != "" {
+	if override := javaTrim(req.AddressList); override != "" {
 		group.AddressType = 1
-		group.AddressList = strings.TrimSpace(req.AddressList)
+		group.AddressList = override
 	}
 	addrs := route.SplitAddressList(group.AddressList)
 
@@ -229,12 +229,18 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	})
 }
 
-// javaList prints addresses as Java's List.toString does ("[a, b]"), or "null".
+// javaList prints addresses as Java's List.toString does ("[a, b]"), or "null" when
+// the group has no list at all.
 func javaList(addrs []string) string {
-	if len(addrs) == 0 {
+	if addrs == nil {
 		return "null"
 	}
 	return "[" + strings.Join(addrs, ", ") + "]"
+}
+
+// javaTrim strips leading and trailing characters <= ' ', as Java's String.trim.
+func javaTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 }
 
 func nullText(s string) string {
