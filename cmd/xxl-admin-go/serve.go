@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
@@ -135,24 +136,23 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	if strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token" {
 		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
 	}
-	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second, AccessToken: cfg.AccessToken})
+	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
 	var mailer scheduler.Mailer
 	if cfg.Mail.Host != "" {
 		mailer = &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
-			From: cfg.Mail.From, FromName: i18n.For(i18n.Parse(cfg.I18n)).T("admin_name_full"), Auth: cfg.Mail.Auth,
-			StartTLS: cfg.Mail.StartTLSEnable, StartTLSRequired: cfg.Mail.StartTLSRequired,
-			ImplicitTLS: strings.Contains(cfg.Mail.SocketFactoryClass, "SSLSocketFactory") && cfg.Mail.Port == 465}
+			From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
+			StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
 	}
 	sched := scheduler.New(scheduler.Config{
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
-		LogRetentionDays: cfg.LogRetentionDays, Lang: i18n.Parse(cfg.I18n), Location: cfg.DataSource.MySQL.Loc,
+		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: cfg.DataSource.MySQL.Loc,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
-	}, store, executorAdapter{client}, clock.Real{})
+	}, store, scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}, clock.Real{})
 
 	app := routes.NewApp(log)
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
 	api.Mount(app, cfg.ContextPath, "")
-	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiberCtx) error { return c.SendString(`{"status":"UP"}`) })
+	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
 
 	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
 	if err != nil {
