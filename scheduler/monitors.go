@@ -8,8 +8,8 @@ import (
 
 	robfig "github.com/robfig/cron/v3"
 
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // Monitor cadences (scheduler.md §1), aligned to wall-clock multiples as 3.4.1+ does,

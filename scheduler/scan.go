@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // preReadCount is how many due jobs one scan reads: (fast+slow)×20, as 2.4.2.

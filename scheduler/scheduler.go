@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cron"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // PreReadMs is the look-ahead window of a scan and the misfire threshold.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // TriggerType says why a job fired (TriggerTypeEnum upstream); its title is written

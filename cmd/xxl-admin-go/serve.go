@@ -19,10 +19,10 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // loadConfig reads the configuration, keeping our own `--layout` flag of `schema init`
