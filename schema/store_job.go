@@ -190,7 +190,9 @@ func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([
 
 // InsertJob stores a new job and returns its id.
 func (s *Store) InsertJob(ctx context.Context, j Job) (int, error) {
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_info").SetMap(s.jobValues(j)).SetMap(map[string]any{"add_time": nullTime(j.AddTime)}))
+	vals := s.jobValues(j)
+	vals["add_time"] = nullTime(j.AddTime)
+	res, err := s.exec(ctx, s.sb.Insert("xxl_job_info").SetMap(vals))
 	if err != nil {
 		return 0, fmt.Errorf("insert job: %w", err)
 	}

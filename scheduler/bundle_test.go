@@ -1,0 +1,171 @@
+package scheduler_test
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/routes"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+)
+
+const token = "test-token"
+
+// testBundle is one admin under test: a fresh database, a scheduler on a fake clock and
+// the executor API served over real HTTP (for fake executors' callbacks).
+type testBundle struct {
+	db       *schematest.DB
+	store    *schema.Store
+	clock    *clock.Fake
+	sched    *scheduler.Scheduler
+	adminURL string // base URL with context path, as executors are configured
+	mailer   *recordMailer
+}
+
+type bundleOpts struct {
+	layout schema.LayoutName
+	lang   i18n.Lang
+}
+
+// t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, mustZone("Asia/Shanghai"))
+
+func mustZone(name string) *time.Location {
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+func setup(t *testing.T, o bundleOpts) *testBundle {
+	t.Helper()
+	if o.layout == "" {
+		o.layout = schema.Layout34
+	}
+	if o.lang == "" {
+		o.lang = i18n.En
+	}
+	db, store := schematest.New(t, o.layout)
+	clk := clock.NewFake(t0)
+	mailer := &recordMailer{}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sched := scheduler.New(scheduler.Config{
+		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: mailer,
+	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
+	t.Cleanup(func() { sched.Stop(context.Background()) })
+
+	app := routes.NewApp(log)
+	(&routes.API{Core: sched, AccessToken: token, Log: log}).Mount(app, "/xxl-job-admin", "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	return &testBundle{db: db, store: store, clock: clk, sched: sched, adminURL: "http://" + ln.Addr().String() + "/xxl-job-admin", mailer: mailer}
+}
+
+// executor starts a fake executor that calls back to this admin.
+func (b *testBundle) executor(t *testing.T, kind executortest.Kind) *executortest.Executor {
+	cfg := executortest.Config{Kind: kind, AccessToken: token, AdminAddresses: b.adminURL}
+	if kind == executortest.KindNode {
+		cfg.PathPrefix = "/job"
+	}
+	return executortest.Start(t, cfg)
+}
+
+// group inserts a manual-address group and returns its id.
+func (b *testBundle) group(t *testing.T, app string, addrs string) int {
+	id, err := b.store.InsertGroup(context.Background(), schema.Group{AppName: app, Title: app, AddressType: 1, AddressList: addrs, UpdateTime: t0})
+	require.NoError(t, err)
+	return id
+}
+
+// job inserts a job with sensible defaults changed by mod.
+func (b *testBundle) job(t *testing.T, group int, mod func(*schema.Job)) int {
+	j := schema.Job{JobGroup: group, JobDesc: "test job", Author: "test", ScheduleType: "CRON", ScheduleConf: "0 0 0 * * ?",
+		MisfireStrategy: "DO_NOTHING", ExecutorRouteStrategy: "FIRST", ExecutorHandler: "demoJobHandler",
+		ExecutorBlockStrategy: "SERIAL_EXECUTION", GlueType: "BEAN", GlueUpdatetime: t0, AddTime: t0, UpdateTime: t0}
+	if mod != nil {
+		mod(&j)
+	}
+	id, err := b.store.InsertJob(context.Background(), j)
+	require.NoError(t, err)
+	return id
+}
+
+func (b *testBundle) loadJob(t *testing.T, id int) schema.Job {
+	j, err := b.store.LoadJob(context.Background(), id)
+	require.NoError(t, err)
+	return j
+}
+
+// logs returns the log rows of a job, oldest first.
+func (b *testBundle) logs(t *testing.T, jobID int) []schema.Log {
+	rows, err := b.db.SQL.Query("SELECT id FROM xxl_job_log WHERE job_id = ? ORDER BY id", jobID)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []schema.Log
+	for rows.Next() {
+		var id int64
+		require.NoError(t, rows.Scan(&id))
+		l, err := b.store.LoadLog(context.Background(), id)
+		require.NoError(t, err)
+		out = append(out, l)
+	}
+	return out
+}
+
+// idle waits for every submitted trigger to finish.
+func (b *testBundle) idle(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, b.sched.WaitIdle(ctx))
+}
+
+// waitHandled waits until a log has a result (the executor's callback arrived over HTTP).
+func (b *testBundle) waitHandled(t *testing.T, logID int64) schema.Log {
+	var l schema.Log
+	require.Eventually(t, func() bool {
+		var err error
+		l, err = b.store.LoadLog(context.Background(), logID)
+		return err == nil && l.HandleCode != 0
+	}, 10*time.Second, 5*time.Millisecond, "log %d got no result", logID)
+	return l
+}
+
+type recordMailer struct {
+	mu   sync.Mutex
+	sent []string // "to|subject|body"
+	fail bool
+}
+
+func (m *recordMailer) Send(_ context.Context, to, subject, body string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return io.ErrUnexpectedEOF
+	}
+	m.sent = append(m.sent, to+"|"+subject+"|"+body)
+	return nil
+}
+
+func (m *recordMailer) mails() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.sent...)
+}
+
+var _ = sql.ErrNoRows
