@@ -1,0 +1,133 @@
+package scheduler_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+)
+
+// scheduler.md §9.2–9.3: a success callback completes the log and triggers the child
+// jobs once, even when the executor delivers the same result twice.
+func TestCallbackCompletesAndTriggersChildrenOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	ex.Handle("parent", executortest.Behavior{HandleMsg: strp("parent done")})
+	g := b.group(t, "chain", ex.Address())
+	child := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler = "child" })
+	parent := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler = "parent" })
+	b.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", strings.Join([]string{itoa(child), "x1", itoa(parent)}, ","), parent)
+
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: parent, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	ex.WaitCallbacks(t, 1) // answered only after the admin stored it and queued the children
+	b.idle(t)
+	pl := b.waitHandled(t, b.logs(t, parent)[0].ID)
+	require.Equal(t, 200, pl.HandleCode)
+	require.Len(t, b.logs(t, child), 1, "the child fired once")
+	require.Contains(t, b.logs(t, child)[0].TriggerMsg, "Job trigger type：Parent job trigger")
+	require.Len(t, b.logs(t, parent), 1, "a job listing itself as child does not re-fire")
+	require.True(t, strings.HasPrefix(pl.HandleMsg, "parent done<br><br><span"), pl.HandleMsg)
+	require.Contains(t, pl.HandleMsg, "1/3 [Job ID="+itoa(child)+"], Trigger success, Trigger msg: null <br>")
+	require.Contains(t, pl.HandleMsg, "2/3 [Job ID=x1], Trigger Fail, Trigger msg: Job ID is illegal <br>")
+
+	// The same result again (executor retry, or a second admin): ignored, no child.
+	post := ex.PostCallback(ctx, protocol.CallbackItem{LogID: pl.ID, HandleCode: 200, HandleMsg: strp("again")})
+	require.True(t, post.OK(), "%+v", post)
+	b.idle(t)
+	require.Len(t, b.logs(t, child), 1)
+	again, err := b.store.LoadLog(ctx, pl.ID)
+	require.NoError(t, err)
+	require.Equal(t, pl.HandleMsg, again.HandleMsg)
+}
+
+// wire-protocol.md §4.4: unknown logs are skipped, a message is appended to an existing
+// one with <br>, and handle_msg is capped at 15000 characters.
+func TestCallbackEdgeCases(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	id, err := b.store.InsertLog(ctx, 1, 1, t0)
+	require.NoError(t, err)
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=200, handle_msg='earlier' WHERE id=?", id)
+	long := strings.Repeat("é", 20000)
+	require.NoError(t, b.sched.Callback(ctx, []scheduler.CallbackResult{
+		{LogID: 987654321, HandleCode: 200},
+		{LogID: id, HandleCode: 502, HandleMsg: &long},
+	}))
+	l, err := b.store.LoadLog(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, 502, l.HandleCode)
+	require.True(t, strings.HasPrefix(l.HandleMsg, "earlier<br>éé"))
+	require.Equal(t, 15000, len([]rune(l.HandleMsg)))
+	require.True(t, l.HandleTime.Equal(t0))
+}
+
+// scheduler.md §9.4: a running log older than 10 minutes whose executor has no registry
+// row is failed with the lost-job message; one whose executor still beats is left alone.
+func TestLostJobMonitor(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	mk := func(addr string, age time.Duration) int64 {
+		id, err := b.store.InsertLog(ctx, 1, 1, t0.Add(-age))
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=200, executor_address=? WHERE id=?", addr, id)
+		return id
+	}
+	gone := mk("http://10.9.9.9:9999/", 11*time.Minute)
+	alive := mk("http://10.9.9.8:9999/", 11*time.Minute)
+	young := mk("http://10.9.9.9:9999/", 5*time.Minute)
+	require.NoError(t, b.store.RegistryBeat(ctx, "EXECUTOR", "app", "http://10.9.9.8:9999/", t0))
+	require.NoError(t, b.sched.LostMonitorOnce(ctx))
+	get := func(id int64) schema.Log { l, err := b.store.LoadLog(ctx, id); require.NoError(t, err); return l }
+	require.Equal(t, 500, get(gone).HandleCode)
+	require.Equal(t, "Job result lost, marked as failure", get(gone).HandleMsg)
+	require.Equal(t, 0, get(alive).HandleCode)
+	require.Equal(t, 0, get(young).HandleCode)
+}
+
+// scheduler.md §9.5: kill calls the address stored in the log and records the result;
+// a log whose trigger failed cannot be killed.
+func TestKillUsesStoredAddress(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	ex.Handle("slow", executortest.Behavior{RunTime: time.Minute})
+	g := b.group(t, "kill", ex.Address())
+	id := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler = "slow" })
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	l := b.logs(t, id)[0]
+	res, err := b.sched.Kill(ctx, l.ID)
+	require.NoError(t, err)
+	require.Equal(t, 200, res.Code)
+	calls := ex.CallsTo(executortest.EndpointKill)
+	require.Len(t, calls, 1)
+	require.Equal(t, id, calls[0].JobID)
+	got, err := b.store.LoadLog(ctx, l.ID)
+	require.NoError(t, err)
+	require.Equal(t, 500, got.HandleCode)
+	// The executor's own "killed" callback may land first; either way the run is failed
+	// once and never overwritten afterwards.
+	require.True(t, strings.HasPrefix(got.HandleMsg, "Manual operation, kill job:") || strings.Contains(got.HandleMsg, "kill"), got.HandleMsg)
+
+	failed, err := b.store.InsertLog(ctx, g, id, t0)
+	require.NoError(t, err)
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=500 WHERE id=?", failed)
+	res, err = b.sched.Kill(ctx, failed)
+	require.NoError(t, err)
+	require.Equal(t, 500, res.Code)
+	require.Len(t, ex.CallsTo(executortest.EndpointKill), 1)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
