@@ -1,0 +1,744 @@
+// Package config loads the admin's configuration from what users of the Java admin already
+// have: application.properties, Spring-style environment variables and --key=value arguments.
+package config
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+)
+
+// Where a value came from, as recorded in Config.Source; later sources win.
+const (
+	SourceDefault = "default"
+	SourceFile    = "file"
+	SourceEnv     = "env"
+	SourceArgs    = "args"
+)
+
+// Config is the admin's configuration, validated and typed.
+type Config struct {
+	// Port is server.port, the HTTP listen port.
+	Port int
+	// Address is server.address, the interface to listen on; "" means all of them.
+	Address string
+	// ContextPath is server.servlet.context-path: "" for the root, otherwise a path that
+	// starts with '/' and does not end with one, like "/xxl-job-admin". It prefixes every
+	// URL, /api included, so that executors configured for the Java admin still reach it.
+	ContextPath string
+	// DataSource is the database, from spring.datasource.*.
+	DataSource DataSource
+	// AccessToken is xxl.job.accessToken; "" (or blank) means no token is sent or checked.
+	AccessToken string
+	// I18n is xxl.job.i18n, the language of log and alarm texts.
+	I18n i18n.Lang
+	// FastMax and SlowMax are xxl.job.triggerpool.fast.max and .slow.max, raised to
+	// upstream's floors of 200 and 100.
+	FastMax, SlowMax int
+	// LogRetentionDays is xxl.job.logretentiondays as given; the scheduler applies the
+	// rule that values below 7 disable log cleaning.
+	LogRetentionDays int
+	// TimeoutSeconds is xxl.job.timeout, the admin→executor HTTP timeout, 1..60.
+	TimeoutSeconds int
+	// ScheduleBatchSize is xxl.job.schedule.batchsize, 50..500 (other values become 100).
+	ScheduleBatchSize int
+	// Mail is the alarm mailer, from spring.mail.*.
+	Mail Mail
+	// Raw holds every property that was set, placeholders resolved for the keys read
+	// here: those under their upstream spelling (xxl.job.accessToken), defaults
+	// included; other keys as the user spelt them. It holds the passwords too, so it is
+	// not for logging.
+	Raw map[string]string
+	// Source tells, for every known key, which source set it: SourceDefault, SourceFile,
+	// SourceEnv or SourceArgs.
+	Source map[string]string
+	// Files are the properties files that were read, in order.
+	Files []string
+	// Warnings are problems that did not stop loading (unknown keys, fallbacks); the
+	// caller logs them. They never contain secret values.
+	Warnings []string
+	// Positional are the command-line arguments that are not --options (subcommands).
+	Positional []string
+}
+
+// ContextRoot is ContextPath for building links: "/" for the root instead of "".
+func (c *Config) ContextRoot() string {
+	if c.ContextPath == "" {
+		return "/"
+	}
+	return c.ContextPath
+}
+
+// DataSource is the database connection, translated from Spring/Hikari settings.
+type DataSource struct {
+	// URL, Username and Password are spring.datasource.url, .username and .password as
+	// configured; MySQL holds what they mean after URL parameters override them.
+	URL      string
+	Username string
+	Password string
+	// MySQL is the driver configuration: address, database, credentials, Loc (the zone
+	// DATETIME columns are in), collation, TLS mode and timeouts.
+	MySQL *mysql.Config
+	// MaxOpen is hikari.maximum-pool-size; MaxIdle is hikari.minimum-idle (at most
+	// MaxOpen). Hikari keeps a floor of idle connections while database/sql only caps
+	// them; the cap is the closest equivalent.
+	MaxOpen, MaxIdle int
+	// MaxLifetime and IdleTimeout are hikari.max-lifetime and .idle-timeout; zero means
+	// no limit in both Hikari and database/sql.
+	MaxLifetime, IdleTimeout time.Duration
+}
+
+// DSN renders MySQL as a go-sql-driver DSN string, password included. The driver's DSN
+// syntax cannot express a user name containing ':', nor a password without a user name;
+// Open has no such limits.
+func (d *DataSource) DSN() string { return d.MySQL.FormatDSN() }
+
+// ServerDSN is DSN without a database, for connecting before the database exists
+// (the schema init command creates it).
+func (d *DataSource) ServerDSN() string {
+	c := d.MySQL.Clone()
+	c.DBName = ""
+	return c.FormatDSN()
+}
+
+// Open returns a connection pool sized and aged like the Hikari pool it replaces. It
+// does not connect; the first query or a Ping does.
+func (d *DataSource) Open() (*sql.DB, error) {
+	conn, err := mysql.NewConnector(d.MySQL)
+	if err != nil {
+		return nil, fmt.Errorf("datasource %s/%s: %w", d.MySQL.Addr, d.MySQL.DBName, err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(d.MaxOpen)
+	db.SetMaxIdleConns(d.MaxIdle)
+	db.SetConnMaxLifetime(d.MaxLifetime)
+	db.SetConnMaxIdleTime(d.IdleTimeout)
+	return db, nil
+}
+
+// Mail is the SMTP server alarms are sent through.
+type Mail struct {
+	// Host, Port, Username, Password and From are spring.mail.host, .port, .username,
+	// .password and .from (the sender address of alarm mails).
+	Host     string
+	Port     int
+	Username string
+	Password string
+	From     string
+	// Auth is mail.smtp.auth: log in with Username and Password.
+	Auth bool
+	// StartTLS and StartTLSRequired are mail.smtp.starttls.enable and .required.
+	StartTLS         bool
+	StartTLSRequired bool
+	// SocketFactoryClass is mail.smtp.socketFactory.class as configured.
+	SocketFactoryClass string
+	// ImplicitTLS means TLS from the first byte (usually port 465), as JavaMail does
+	// when the socket factory is an SSLSocketFactory, mail.smtp.ssl.enable is true or
+	// spring.mail.protocol is smtps.
+	ImplicitTLS bool
+}
+
+// KeyError is a value that cannot be used. Its message is one line naming the key and
+// the problem, and never contains a secret.
+type KeyError struct {
+	// Key is the property, spelt as in Config.Raw.
+	Key string
+	// Origin is where the value came from: "default", "file PATH:LINE", "env NAME",
+	// "args --key" or "PARAMS --key".
+	Origin string
+	// Problem says what is wrong with the value.
+	Problem string
+}
+
+// Error implements error.
+func (e *KeyError) Error() string {
+	msg := e.Key + ": " + e.Problem
+	if e.Origin != "" && e.Origin != SourceDefault {
+		msg += " (from " + e.Origin + ")"
+	}
+	return oneLine(msg)
+}
+
+// oneLine keeps a message on one line whatever a value or path contained.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Load reads the configuration: defaults < properties files < environment < arguments.
+// args are the command-line arguments without the program name; environ is the
+// environment as os.Environ returns it. The environment variable PARAMS is split into
+// arguments placed before args, because the official Docker image passes options that
+// way ("java -jar app.jar $PARAMS").
+func Load(args, environ []string) (*Config, error) {
+	return load(".", args, environ)
+}
+
+type entry struct {
+	key    string
+	value  string
+	source string
+	origin string
+}
+
+type envVar struct{ name, value string }
+
+type loader struct {
+	dir        string
+	env        []envVar
+	envExact   map[string]string
+	envUpper   map[string]string
+	entries    map[string]entry  // by canonical key; the last source to set a key wins
+	resolved   map[string]string // known keys' values after placeholder resolution
+	order      []string          // canonical keys in the order first set, for Raw
+	warnings   []string
+	warnedKeys map[string]bool
+	files      []string
+	err        *KeyError
+	expansions int
+}
+
+// load is Load relative to dir, so that tests can use a temporary directory.
+func load(dir string, args, environ []string) (*Config, error) {
+	l := &loader{
+		dir:        dir,
+		envExact:   map[string]string{},
+		envUpper:   map[string]string{},
+		entries:    map[string]entry{},
+		resolved:   map[string]string{},
+		warnedKeys: map[string]bool{},
+	}
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		l.env = append(l.env, envVar{name, value})
+		l.envExact[name] = value
+		l.envUpper[strings.ToUpper(name)] = value
+	}
+
+	paramOpts, paramWords, err := parseArgs(strings.Fields(l.envExact["PARAMS"]), "PARAMS")
+	if err != nil {
+		return nil, err
+	}
+	if len(paramWords) > 0 {
+		// Not echoed: a stray word is most likely the tail of a value with a space in it.
+		l.warn(fmt.Sprintf("PARAMS: %d word(s) not starting with -- ignored (sh splits values at spaces)", len(paramWords)))
+	}
+	argOpts, positional, err := parseArgs(args, "args")
+	if err != nil {
+		return nil, err
+	}
+	opts := append(paramOpts, argOpts...)
+
+	for _, s := range specs {
+		l.set(s.key, s.def, SourceDefault, SourceDefault)
+	}
+	files, err := l.configFiles(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := l.readFile(f); err != nil {
+			return nil, err
+		}
+	}
+	l.applyEnv()
+	for _, o := range opts {
+		if !o.config {
+			l.set(o.key, o.value, SourceArgs, o.origin)
+		}
+	}
+
+	cfg := l.build()
+	if l.err != nil {
+		return nil, l.err
+	}
+	cfg.Positional = positional
+	cfg.Files = l.files
+	cfg.Warnings = l.warnings
+	cfg.Raw = map[string]string{}
+	cfg.Source = map[string]string{}
+	for _, c := range l.order {
+		e := l.entries[c]
+		value := e.value
+		if _, known := specByCanon[c]; known {
+			if v, ok := l.resolved[c]; ok {
+				value = v
+			}
+			cfg.Source[e.key] = e.source
+		}
+		cfg.Raw[e.key] = value
+	}
+	return cfg, nil
+}
+
+func (l *loader) warn(msg string) { l.warnings = append(l.warnings, oneLine(msg)) }
+
+// set records a value, warning once per key about keys nothing reads.
+func (l *loader) set(key, value, source, origin string) {
+	c := canonical(key)
+	class, why := classify(key)
+	switch class {
+	case classKnown:
+		key = specByCanon[c].key
+	case classUnsupported:
+		v := strings.ToLower(strings.TrimSpace(value))
+		if v != "" && v != "false" && !l.warnedKeys[c] {
+			l.warnedKeys[c] = true
+			l.warn(fmt.Sprintf("%s (%s): %s", key, origin, why))
+		}
+	case classUnknown:
+		if !l.warnedKeys[c] {
+			l.warnedKeys[c] = true
+			l.warn(unknownKeyWarning(key, origin))
+		}
+	}
+	if _, seen := l.entries[c]; !seen {
+		l.order = append(l.order, c)
+	}
+	l.entries[c] = entry{key: key, value: value, source: source, origin: origin}
+}
+
+// applyEnv binds environment variables named after known keys. Anything else in the
+// environment is none of our business, except XXL_* names, which are probably meant for
+// us and misspelt.
+func (l *loader) applyEnv() {
+	for _, v := range l.env {
+		up := strings.ToUpper(v.name)
+		if s, ok := specByEnv[up]; ok {
+			l.set(s.key, v.value, SourceEnv, "env "+v.name)
+			continue
+		}
+		if strings.HasPrefix(up, "XXL_") && !strings.HasPrefix(up, "XXL_SSO_") && !isServiceLink(up) && !l.warnedKeys["env "+up] {
+			l.warnedKeys["env "+up] = true
+			msg := "env " + v.name + ": matches no key, ignored"
+			if s := suggestEnv(up); s != "" {
+				msg += "; did you mean " + s + "?"
+			}
+			l.warn(msg)
+		}
+	}
+}
+
+// isServiceLink recognises the variables Kubernetes injects for a Service named, say,
+// xxl-job-admin (XXL_JOB_ADMIN_SERVICE_HOST, XXL_JOB_ADMIN_PORT_8080_TCP_ADDR, ...),
+// which are no misspelt settings.
+func isServiceLink(name string) bool {
+	if strings.HasSuffix(name, "_SERVICE_HOST") || strings.HasSuffix(name, "_PORT") || strings.Contains(name, "_SERVICE_PORT") {
+		return true
+	}
+	i := strings.LastIndex(name, "_PORT_")
+	if i < 0 {
+		return false
+	}
+	num, proto, _ := strings.Cut(name[i+len("_PORT_"):], "_")
+	proto, _, _ = strings.Cut(proto, "_")
+	return num != "" && allDigits(num) && (proto == "TCP" || proto == "UDP" || proto == "SCTP")
+}
+
+// envValue is the environment's value for a key not in the known table.
+func (l *loader) envValue(key string) string {
+	for _, n := range envNames(key) {
+		if v, ok := l.envUpper[n]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+type configFile struct {
+	path     string
+	required bool
+}
+
+// configFiles decides which properties files to read: --config alone if given; else
+// spring.config.location if set, else ./application.properties and
+// ./config/application.properties (Spring Boot's file locations); then
+// spring.config.additional-location.
+func (l *loader) configFiles(opts []option) ([]configFile, error) {
+	var explicit string
+	for _, o := range opts {
+		if o.config {
+			explicit = o.value
+		}
+	}
+	if explicit != "" {
+		return []configFile{{path: l.abs(explicit), required: true}}, nil
+	}
+	location := l.envValue("spring.config.location")
+	additional := l.envValue("spring.config.additional-location")
+	for _, o := range opts {
+		switch canonical(o.key) {
+		case canonical("spring.config.location"):
+			location = o.value
+		case canonical("spring.config.additional-location"):
+			additional = o.value
+		}
+	}
+	var files []configFile
+	if strings.TrimSpace(location) != "" {
+		listed, err := l.locations("spring.config.location", location)
+		if err != nil {
+			return nil, err
+		}
+		files = listed
+	} else {
+		for _, d := range []string{".", "config"} {
+			files = append(files, configFile{path: l.abs(filepath.Join(d, "application.properties"))})
+			for _, ext := range []string{"yml", "yaml"} {
+				p := l.abs(filepath.Join(d, "application."+ext))
+				if _, err := os.Stat(p); err == nil {
+					l.warn(fmt.Sprintf("%s is not read: only .properties files are supported", p))
+				}
+			}
+		}
+	}
+	more, err := l.locations("spring.config.additional-location", additional)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, more...), nil
+}
+
+func (l *loader) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(l.dir, p)
+}
+
+// locations interprets a Spring config location list: comma-separated files or
+// directories, with optional: and file: prefixes.
+func (l *loader) locations(key, list string) ([]configFile, error) {
+	var files []configFile
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.TrimSpace(item)
+		optional := false
+		if rest, ok := strings.CutPrefix(item, "optional:"); ok {
+			item, optional = rest, true
+		}
+		if item == "" {
+			continue
+		}
+		if strings.HasPrefix(item, "classpath:") {
+			l.warn(fmt.Sprintf("%s: %q is not read, there is no classpath; give a file path", key, item))
+			continue
+		}
+		item = strings.TrimPrefix(item, "file:")
+		p := l.abs(item)
+		lower := strings.ToLower(item)
+		if strings.HasSuffix(lower, ".yml") || strings.HasSuffix(lower, ".yaml") {
+			return nil, &KeyError{Key: key, Problem: fmt.Sprintf("%q: YAML files are not supported, use a .properties file", item)}
+		}
+		if st, err := os.Stat(p); strings.HasSuffix(item, "/") || err == nil && st.IsDir() {
+			files = append(files, configFile{path: filepath.Join(p, "application.properties")})
+			continue
+		}
+		files = append(files, configFile{path: p, required: !optional})
+	}
+	return files, nil
+}
+
+func (l *loader) readFile(f configFile) error {
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		if !f.required && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("config file: %w", err)
+	}
+	props, err := parseProperties(data)
+	if err != nil {
+		return fmt.Errorf("config file %s: %w", f.path, err)
+	}
+	l.files = append(l.files, f.path)
+	for _, p := range props {
+		l.set(p.Key, p.Value, SourceFile, fmt.Sprintf("file %s:%d", f.path, p.Line))
+	}
+	return nil
+}
+
+// maxExpansions bounds placeholder resolution, so that a=${b}${b}, b=${c}${c}, ... fails
+// instead of running for ever.
+const maxExpansions = 10000
+
+// expand resolves Spring placeholders: ${name} and ${name:default}, nested, where name
+// is looked up among the properties and then in the environment.
+func (l *loader) expand(s string, depth int) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	if depth > 32 {
+		return "", errors.New("placeholders nest too deeply (do two refer to each other?)")
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		end := closingBrace(s, i+2)
+		if end < 0 {
+			break // unterminated: left as written, as Spring does
+		}
+		l.expansions++
+		if l.expansions > maxExpansions {
+			return "", errors.New("placeholders expand too much")
+		}
+		b.WriteString(s[:i])
+		name, def, hasDef := cutDefault(s[i+2 : end])
+		name, err := l.expand(name, depth+1)
+		if err != nil {
+			return "", err
+		}
+		v, found, err := l.lookup(name, depth+1)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			if !hasDef {
+				return "", fmt.Errorf("unresolved placeholder %q", "${"+name+"}")
+			}
+			if v, err = l.expand(def, depth+1); err != nil {
+				return "", err
+			}
+		}
+		b.WriteString(v)
+		s = s[end+1:]
+	}
+	b.WriteString(s)
+	return b.String(), nil
+}
+
+// closingBrace finds the '}' closing a placeholder whose name starts at from.
+func closingBrace(s string, from int) int {
+	depth := 0
+	for i := from; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// cutDefault splits "name:default" at the first ':' outside nested placeholders.
+func cutDefault(s string) (name, def string, ok bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ':':
+			if depth == 0 {
+				return s[:i], s[i+1:], true
+			}
+		}
+	}
+	return s, "", false
+}
+
+func (l *loader) lookup(name string, depth int) (string, bool, error) {
+	if e, ok := l.entries[canonical(name)]; ok {
+		v, err := l.expand(e.value, depth)
+		return v, true, err
+	}
+	if v, ok := l.envExact[name]; ok {
+		v, err := l.expand(v, depth)
+		return v, true, err
+	}
+	if v, ok := l.envUpper[envNames(name)[0]]; ok {
+		v, err := l.expand(v, depth)
+		return v, true, err
+	}
+	return "", false, nil
+}
+
+// fail records the first bad value; later ones are not reported, so that the message
+// stays one line.
+func (l *loader) fail(key, problem string) {
+	if l.err == nil {
+		l.err = &KeyError{Key: key, Origin: l.entries[canonical(key)].origin, Problem: problem}
+	}
+}
+
+// str is a known key's value with placeholders resolved.
+func (l *loader) str(key string) string {
+	c := canonical(key)
+	if v, ok := l.resolved[c]; ok {
+		return v
+	}
+	v, err := l.expand(l.entries[c].value, 0)
+	if err != nil {
+		l.fail(key, err.Error())
+		return ""
+	}
+	l.resolved[c] = v
+	return v
+}
+
+// integer parses a number the way Spring's converter does: surrounding white space is
+// ignored.
+func (l *loader) integer(key string) (int, bool) {
+	raw := l.str(key)
+	v := strings.TrimSpace(raw)
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			l.fail(key, fmt.Sprintf("%q is too large", raw))
+		} else {
+			l.fail(key, fmt.Sprintf("%q is not a number", raw))
+		}
+		return 0, false
+	}
+	return n, true
+}
+
+// intIn is integer with a range check; out-of-range values are errors.
+func (l *loader) intIn(key string, lo, hi int) int {
+	n, ok := l.integer(key)
+	if ok && (n < lo || n > hi) {
+		if hi == maxInt {
+			l.fail(key, fmt.Sprintf("%d is less than %d", n, lo))
+		} else {
+			l.fail(key, fmt.Sprintf("%d is out of range %d..%d", n, lo, hi))
+		}
+	}
+	return n
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+func (l *loader) millis(key string) time.Duration {
+	return time.Duration(l.intIn(key, 0, maxInt)) * time.Millisecond
+}
+
+func (l *loader) boolean(key string) bool {
+	raw := l.str(key)
+	switch strings.ToLower(strings.TrimSpace(raw)) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	l.fail(key, fmt.Sprintf("%q is not true or false", raw))
+	return false
+}
+
+// build validates every known key in table order and assembles the Config.
+func (l *loader) build() *Config {
+	c := &Config{}
+	c.Port = l.intIn("server.port", 1, 65535)
+	c.Address = strings.TrimSpace(l.str("server.address"))
+	c.ContextPath = l.contextPath("server.servlet.context-path")
+
+	ds := &c.DataSource
+	ds.URL = l.str("spring.datasource.url")
+	ds.Username = l.str("spring.datasource.username")
+	ds.Password = l.str("spring.datasource.password")
+	ds.MaxOpen = l.intIn("spring.datasource.hikari.maximum-pool-size", 1, maxInt)
+	ds.MaxIdle = min(l.intIn("spring.datasource.hikari.minimum-idle", 0, maxInt), ds.MaxOpen)
+	ds.MaxLifetime = l.millis("spring.datasource.hikari.max-lifetime")
+	ds.IdleTimeout = l.millis("spring.datasource.hikari.idle-timeout")
+	connTimeout := l.millis("spring.datasource.hikari.connection-timeout")
+	if l.err == nil {
+		mc, warnings, err := parseJDBCURL(jdbcInput{url: ds.URL, user: ds.Username, password: ds.Password, timeout: connTimeout})
+		if err != nil {
+			l.fail("spring.datasource.url", scrub(err.Error(), ds.Password))
+		}
+		for _, w := range warnings {
+			l.warn("spring.datasource.url: " + w)
+		}
+		ds.MySQL = mc
+	}
+
+	if tok := l.str("xxl.job.accessToken"); strings.TrimSpace(tok) != "" {
+		c.AccessToken = tok
+	}
+	lang := strings.TrimSpace(l.str("xxl.job.i18n"))
+	switch i18n.Lang(lang) {
+	case i18n.ZhCN, i18n.ZhTC, i18n.En:
+		c.I18n = i18n.Lang(lang)
+	default:
+		c.I18n = i18n.ZhCN
+		l.warn(fmt.Sprintf("xxl.job.i18n: %q is not zh_CN, zh_TC or en; using zh_CN", lang))
+	}
+	// The pool floors and the batch-size fallback are upstream's, applied silently there.
+	c.FastMax, _ = l.integer("xxl.job.triggerpool.fast.max")
+	c.FastMax = max(c.FastMax, 200)
+	c.SlowMax, _ = l.integer("xxl.job.triggerpool.slow.max")
+	c.SlowMax = max(c.SlowMax, 100)
+	c.LogRetentionDays, _ = l.integer("xxl.job.logretentiondays")
+	c.TimeoutSeconds = l.intIn("xxl.job.timeout", 1, 60)
+	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
+	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
+		c.ScheduleBatchSize = 100
+	}
+
+	m := &c.Mail
+	m.Host = strings.TrimSpace(l.str("spring.mail.host"))
+	m.Port = l.intIn("spring.mail.port", 1, 65535)
+	m.Username = l.str("spring.mail.username")
+	m.Password = l.str("spring.mail.password")
+	m.From = strings.TrimSpace(l.str("spring.mail.from"))
+	protocol := strings.ToLower(strings.TrimSpace(l.str("spring.mail.protocol")))
+	if protocol != "smtp" && protocol != "smtps" {
+		l.fail("spring.mail.protocol", fmt.Sprintf("%q is not smtp or smtps", protocol))
+	}
+	m.Auth = l.boolean("spring.mail.properties.mail.smtp.auth")
+	m.StartTLS = l.boolean("spring.mail.properties.mail.smtp.starttls.enable")
+	m.StartTLSRequired = l.boolean("spring.mail.properties.mail.smtp.starttls.required")
+	sslEnable := l.boolean("spring.mail.properties.mail.smtp.ssl.enable")
+	m.SocketFactoryClass = strings.TrimSpace(l.str("spring.mail.properties.mail.smtp.socketFactory.class"))
+	m.ImplicitTLS = sslEnable || protocol == "smtps" || strings.HasSuffix(m.SocketFactoryClass, "SSLSocketFactory")
+	return c
+}
+
+// contextPath normalises server.servlet.context-path: a leading '/' is added, trailing
+// ones and duplicates removed, and the root becomes "".
+func (l *loader) contextPath(key string) string {
+	raw := l.str(key)
+	v := strings.TrimSpace(raw)
+	if strings.ContainsAny(v, " \t?#%\\;") || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		l.fail(key, fmt.Sprintf("%q is not a URL path", raw))
+		return ""
+	}
+	p := path.Clean("/" + v)
+	if p == "/" {
+		return ""
+	}
+	return p
+}
+
+// scrub removes a secret from a message, a last line of defence behind the rule that
+// error texts never quote a password in the first place.
+func scrub(msg, secret string) string {
+	if len(secret) < 4 {
+		return msg
+	}
+	return strings.ReplaceAll(msg, secret, "***")
+}

@@ -1,0 +1,314 @@
+// Package executor is the admin's HTTP client for executors: beat, idleBeat, run
+// (/trigger in P3), kill and log, for every protocol generation (wire-protocol.md §5).
+package executor
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+)
+
+// Defaults and limits.
+const (
+	// DefaultTimeout is upstream's xxl.job.timeout default.
+	DefaultTimeout = 3 * time.Second
+	// DefaultMaxIdleConnsPerHost keeps enough warm connections for a busy executor.
+	DefaultMaxIdleConnsPerHost = 64
+	// DefaultIdleConnTimeout stays under the Java executor's 90 s idle close, so a
+	// pooled connection is rarely reused just as the executor closes it.
+	DefaultIdleConnTimeout = 60 * time.Second
+	// MaxReplyBytes caps the reply of beat, idleBeat, run and kill.
+	MaxReplyBytes = 1 << 20
+	// MaxLogReplyBytes caps the reply of log, which carries log text.
+	MaxLogReplyBytes = 10 << 20
+)
+
+// Target is one executor to call and how. Its fields mirror scheduler.Target, so one
+// converts to the other.
+type Target struct {
+	// Address is the executor base address as registered, e.g. "http://10.0.0.5:9999/"
+	// or, for executors mounted under a path, "http://10.0.0.5:19993/job".
+	Address string
+	// AppName is sent as XXL-JOB-APPNAME in P3 only.
+	AppName string
+	// AccessToken is sent as XXL-JOB-ACCESS-TOKEN when not blank.
+	AccessToken string
+	// P3 speaks the unreleased 3.5 protocol: /trigger instead of /run, "logDateTime" in
+	// log requests, and the XXL-JOB-APPNAME header.
+	P3 bool
+}
+
+// Result is the outcome of one call. Transport and decoding problems are results too
+// (code 500 with a message for trigger_msg), never Go errors.
+type Result struct {
+	Code int
+	// Msg is the executor's message ("" for a null one), or our description of what failed.
+	Msg string
+	// Payload is the reply's `data` or `content`; for a Go SDK trigger refusal, the
+	// callback array it answered with. Nil when there is none.
+	Payload json.RawMessage
+	// URL is the endpoint called; "" when the address was rejected.
+	URL string
+}
+
+// OK reports whether the executor answered code 200.
+func (r Result) OK() bool { return r.Code == protocol.CodeSuccess }
+
+// Options tune a Client; zero values take the defaults.
+type Options struct {
+	// Timeout bounds connecting and, again, waiting for the reply, like upstream's
+	// xxl.job.timeout (connect and read timeouts). Values ≤ 0 take DefaultTimeout rather
+	// than failing every call as 3.3+ does.
+	Timeout time.Duration
+	// MaxIdleConnsPerHost is how many kept-alive connections per executor stay pooled.
+	MaxIdleConnsPerHost int
+	// IdleConnTimeout closes pooled connections idle this long.
+	IdleConnTimeout time.Duration
+	// TLSConfig is used for https executors; nil verifies certificates as usual. The Java
+	// admin trusts every certificate; to match it, pass InsecureSkipVerify deliberately.
+	TLSConfig *tls.Config
+}
+
+// Client calls executors over one pooled HTTP/1.1 transport. It is safe for concurrent
+// use; share one per process.
+type Client struct {
+	hc      *http.Client
+	tr      *http.Transport
+	timeout time.Duration
+}
+
+// New returns a Client.
+func New(opts Options) *Client {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxIdleConnsPerHost <= 0 {
+		opts.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	}
+	if opts.IdleConnTimeout <= 0 {
+		opts.IdleConnTimeout = DefaultIdleConnTimeout
+	}
+	dialer := &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	tr := &http.Transport{
+		// Executors sit on the internal network; an HTTP_PROXY meant for the outside
+		// world must not capture admin→executor calls.
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		TLSClientConfig:        opts.TLSConfig,
+		TLSHandshakeTimeout:    opts.Timeout,
+		ResponseHeaderTimeout:  opts.Timeout,
+		MaxIdleConnsPerHost:    opts.MaxIdleConnsPerHost,
+		IdleConnTimeout:        opts.IdleConnTimeout,
+		DisableCompression:     true, // executors never compress; keep requests like the Java admin's
+		MaxResponseHeaderBytes: 64 << 10,
+		Protocols:              protocols,
+	}
+	return &Client{
+		tr: tr,
+		hc: &http.Client{
+			Transport: tr,
+			// A redirect is a failed call (any status but 200 is); following one could
+			// send the trigger somewhere the group never registered.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		timeout: opts.Timeout,
+	}
+}
+
+// CloseIdleConnections closes pooled connections; in-flight calls are not affected.
+func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+
+// Beat asks whether the executor is alive (FAILOVER routing).
+//
+// It sends no body, as the 3.3+ admins do, not the JSON string "" the 2.x admins send:
+// every recorded executor (Java 2.4.2 and 3.4.2, Node, Go; executor-*-responses.txt)
+// answered code 200 to a bodiless POST /beat, none reads a beat body, and the Node
+// executor parses bodies with Express's strict JSON parser, which rejects a top-level
+// string with HTTP 400.
+func (c *Client) Beat(ctx context.Context, t Target) Result {
+	return c.call(ctx, t, "beat", nil, MaxReplyBytes)
+}
+
+// IdleBeat asks whether jobID is idle on the executor (BUSYOVER routing).
+func (c *Client) IdleBeat(ctx context.Context, t Target, jobID int) Result {
+	return c.call(ctx, t, "idleBeat", protocol.IdleBeatParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32)), MaxReplyBytes)
+}
+
+// Run asks the executor to queue one execution; code 200 means accepted, the result
+// comes later by callback.
+func (c *Client) Run(ctx context.Context, t Target, p *protocol.TriggerParam) Result {
+	if p == nil {
+		return Result{Code: protocol.CodeFail, Msg: "trigger param is nil"}
+	}
+	method := "run"
+	if t.P3 {
+		method = "trigger"
+	}
+	return c.call(ctx, t, method, p.AppendJSON(make([]byte, 0, p.EncodedLen())), MaxReplyBytes)
+}
+
+// Kill stops the executor-side thread of jobID.
+func (c *Client) Kill(ctx context.Context, t Target, jobID int) Result {
+	return c.call(ctx, t, "kill", protocol.KillParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32)), MaxReplyBytes)
+}
+
+// Log reads an execution's log from line fromLineNum. logDateTim is the log's trigger
+// time in epoch ms (the executor finds the file by its date). The LogResult is zero
+// unless the Result is OK.
+func (c *Client) Log(ctx context.Context, t Target, logDateTim, logID int64, fromLineNum int) (protocol.LogResult, Result) {
+	p := protocol.LogParam{LogDateTime: logDateTim, LogID: logID, FromLineNum: fromLineNum}
+	body := make([]byte, 0, 96)
+	if t.P3 {
+		body = p.AppendJSONP3(body)
+	} else {
+		body = p.AppendJSON(body)
+	}
+	res := c.call(ctx, t, "log", body, MaxLogReplyBytes)
+	if !res.OK() {
+		return protocol.LogResult{}, res
+	}
+	if res.Payload == nil {
+		return protocol.LogResult{}, invalidContent(res.URL, []byte("code 200 without a log payload"))
+	}
+	lr, err := protocol.DecodeLogResult(res.Payload)
+	if err != nil {
+		return protocol.LogResult{}, invalidContent(res.URL, res.Payload)
+	}
+	return lr, res
+}
+
+// call POSTs body to the method's endpoint and reads the envelope.
+func (c *Client) call(ctx context.Context, t Target, method string, body []byte, limit int64) Result {
+	u, err := EndpointURL(t.Address, method)
+	if err != nil {
+		return Result{Code: protocol.CodeFail, Msg: err.Error()}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, 2*c.timeout) // connect, then read
+	defer cancel()
+	var rd io.Reader = http.NoBody
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, rd)
+	if err != nil {
+		return c.requestError(u, err, ctx, callCtx)
+	}
+	// Keys set directly keep the Java admin's spelling on the wire; every executor
+	// reads headers case-insensitively anyway.
+	req.Header = http.Header{
+		"Content-Type":   {"application/json;charset=UTF-8"},
+		"Accept-Charset": {"UTF-8"},
+		"User-Agent":     {"xxl-admin-go"},
+	}
+	if strings.TrimSpace(t.AccessToken) != "" {
+		req.Header[protocol.HeaderAccessToken] = []string{t.AccessToken}
+	}
+	if t.P3 && strings.TrimSpace(t.AppName) != "" {
+		req.Header[protocol.HeaderAppName] = []string{t.AppName}
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return c.requestError(u, err, ctx, callCtx)
+	}
+	defer func() {
+		// Drain a little so the connection goes back to the pool; a large unread rest
+		// is cheaper to drop with the connection.
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		_ = resp.Body.Close()
+	}()
+	if resp.StatusCode != http.StatusOK {
+		return Result{Code: protocol.CodeFail, URL: u,
+			Msg: fmt.Sprintf("Http Request fail, statusCode(%d) for url : %s", resp.StatusCode, u)}
+	}
+	data, err := readAtMost(resp.Body, resp.ContentLength, limit)
+	if err != nil {
+		return c.requestError(u, err, ctx, callCtx)
+	}
+	code, msg, payload, err := protocol.DecodeReply(data)
+	if err != nil {
+		return invalidContent(u, data)
+	}
+	return Result{Code: code, Msg: msg, Payload: payload, URL: u}
+}
+
+var errTooLarge = errors.New("reply too large")
+
+// readAtMost reads the whole body, or fails once it exceeds limit bytes.
+func readAtMost(r io.Reader, contentLength, limit int64) ([]byte, error) {
+	if contentLength > limit {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", errTooLarge, contentLength, limit)
+	}
+	var buf bytes.Buffer
+	if contentLength > 0 {
+		buf.Grow(int(contentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, fmt.Errorf("%w: over %d bytes", errTooLarge, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// requestError describes a transport failure the way upstream 3.x words it.
+func (c *Client) requestError(u string, err error, parent, call context.Context) Result {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	cause := err.Error()
+	if call.Err() != nil && parent.Err() == nil {
+		cause = fmt.Sprintf("timed out waiting for the executor (%s)", 2*c.timeout)
+	}
+	cause = strings.Join(strings.Fields(cause), " ")
+	return Result{Code: protocol.CodeFail, URL: u, Msg: fmt.Sprintf("Http Request Error (%s). for url : %s", cause, u)}
+}
+
+// invalidContent reports a reply that is not an envelope, showing its start.
+func invalidContent(u string, body []byte) Result {
+	const max = 256
+	s := strings.ToValidUTF8(string(body), "\ufffd")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return Result{Code: protocol.CodeFail, URL: u,
+		Msg: fmt.Sprintf("xxl-job remoting (url=%s) response content invalid(%s).", u, s)}
+}
+
+// EndpointURL joins an executor base address and a method name ("run", "beat", …) with
+// exactly one slash, keeping a path prefix: "http://h:19993/job" + "run" →
+// "http://h:19993/job/run". Only absolute http:// and https:// URLs are accepted, so a
+// registered "file:" or other scheme is never called; a query or fragment is refused
+// (it would swallow the method name) and user info is dropped (it would be shown in
+// trigger_msg, and the Java admin does not send it either).
+func EndpointURL(address, method string) (string, error) {
+	a := strings.TrimSpace(address)
+	u, err := url.Parse(a)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("invalid executor address %q: only http:// and https:// URLs can be called", address)
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("invalid executor address %q: a query or fragment is not allowed", address)
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/") + "/" + method, nil
+}

@@ -1,0 +1,137 @@
+package scheduler_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+)
+
+// scheduler.md §11: dead rows expire after 90 s; every auto group gets its live
+// addresses sorted and comma-joined, or NULL; manual groups are left alone.
+func TestRegistryMonitor(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	auto, err := b.store.InsertGroup(ctx, schema.Group{AppName: "reg-app", Title: "reg", AddressType: 0, AddressList: "http://stale/"})
+	require.NoError(t, err)
+	empty, err := b.store.InsertGroup(ctx, schema.Group{AppName: "nobody", Title: "nobody", AddressType: 0, AddressList: "http://stale/"})
+	require.NoError(t, err)
+	manual := b.group(t, "reg-app", "http://manual:1/")
+	beat := func(v string, age time.Duration) {
+		require.NoError(t, b.store.RegistryBeat(ctx, "EXECUTOR", "reg-app", v, t0.Add(-age)))
+	}
+	beat("http://10.0.0.9:9999/", 10*time.Second)
+	beat("http://10.0.0.10:9999/", 20*time.Second)
+	beat("http://10.0.0.2:9999/", 0)
+	beat("http://10.0.0.3:9999/", 100*time.Second) // dead
+	require.NoError(t, b.store.RegistryBeat(ctx, "ADMIN", "reg-app", "http://admin/", t0))
+	require.NoError(t, b.sched.RegistryMonitorOnce(ctx))
+	g, err := b.store.LoadGroup(ctx, auto)
+	require.NoError(t, err)
+	require.Equal(t, "http://10.0.0.10:9999/,http://10.0.0.2:9999/,http://10.0.0.9:9999/", g.AddressList)
+	require.True(t, g.UpdateTime.Equal(t0))
+	g, err = b.store.LoadGroup(ctx, empty)
+	require.NoError(t, err)
+	require.Equal(t, "", g.AddressList)
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_group", "id=? AND address_list IS NULL", empty))
+	g, err = b.store.LoadGroup(ctx, manual)
+	require.NoError(t, err)
+	require.Equal(t, "http://manual:1/", g.AddressList)
+	require.Zero(t, b.db.Count(t, "xxl_job_registry", "registry_value='http://10.0.0.3:9999/'"))
+}
+
+// scheduler.md §10: a failed run is retried with one retry fewer until none are left,
+// and each failure alarms by mail once (claimed through alarm_status).
+func TestFailRetryAndAlarm(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	ex.Handle("failJobHandler", executortest.Behavior{HandleCode: 500, HandleMsg: strp("failJobHandler failed on purpose")})
+	g := b.group(t, "fail", ex.Address())
+	id := b.job(t, g, func(j *schema.Job) {
+		j.ExecutorHandler, j.ExecutorFailRetryCount, j.ExecutorParam = "failJobHandler", 2, "p1"
+		j.AlarmEmail = "ops@example.com,ops@example.com, dev@example.com"
+	})
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerCron, FailRetryCount: -1}))
+	for attempt := 1; attempt <= 3; attempt++ {
+		logs := b.logs(t, id)
+		require.Len(t, logs, attempt)
+		b.waitHandled(t, logs[attempt-1].ID)
+		require.NoError(t, b.sched.FailMonitorOnce(ctx))
+		b.idle(t)
+	}
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	b.idle(t)
+	logs := b.logs(t, id)
+	require.Len(t, logs, 3, "2 retries → 3 attempts")
+	for i, l := range logs {
+		require.Equal(t, 2-i, l.ExecutorFailRetryCount)
+		require.Equal(t, 500, l.HandleCode)
+		require.Equal(t, schema.AlarmSent, l.AlarmStatus)
+		require.Equal(t, "p1", l.ExecutorParam)
+		if i > 0 {
+			require.Contains(t, l.TriggerMsg, "Job trigger type：Fail retry trigger")
+		}
+		if i < 2 {
+			require.Contains(t, l.TriggerMsg, `<span style="color:#F39C12;" > >>>>>>>>>>>Fail retry trigger<<<<<<<<<<< </span>`)
+		}
+	}
+	mails := b.mailer.mails()
+	require.Len(t, mails, 6, "3 failures × 2 distinct recipients")
+	require.True(t, strings.HasPrefix(mails[0], "ops@example.com|Task Scheduling Center monitor alarm|"))
+	require.Contains(t, mails[0], "Alarm Job LogId=")
+	require.Contains(t, mails[0], "<br>HandleCode=failJobHandler failed on purpose")
+
+	// A mail server failure marks the alarm failed (3); a deleted job needs none (1).
+	b.mailer.fail = true
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerManual, FailRetryCount: 0}))
+	l := b.waitHandled(t, b.logs(t, id)[3].ID)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	l, _ = b.store.LoadLog(ctx, l.ID)
+	require.Equal(t, schema.AlarmFailed, l.AlarmStatus)
+	orphan, err := b.store.InsertLog(ctx, g, 99999, t0)
+	require.NoError(t, err)
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=500 WHERE id=?", orphan)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	l, _ = b.store.LoadLog(ctx, orphan)
+	require.Equal(t, schema.AlarmNone, l.AlarmStatus)
+}
+
+// scheduler.md §12: per-day counters for today and the two days before, and deletion of
+// logs older than the retention, at most once a day.
+func TestReportAndRetention(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	add := func(at time.Time, trig, handle int) {
+		id, err := b.store.InsertLog(ctx, 1, 1, at)
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=?, handle_code=? WHERE id=?", trig, handle, id)
+	}
+	add(t0, 200, 200)
+	add(t0, 200, 0)
+	add(t0, 500, 0)
+	add(t0, 200, 502)
+	add(t0.AddDate(0, 0, -1), 200, 200)
+	add(t0.AddDate(0, 0, -40), 200, 200)
+	var last time.Time
+	require.NoError(t, b.sched.ReportOnce(ctx, &last))
+	day := time.Date(2026, 11, 22, 0, 0, 0, 0, t0.Location())
+	reps, err := b.store.LogReports(ctx, day.AddDate(0, 0, -2), day)
+	require.NoError(t, err)
+	require.Len(t, reps, 3)
+	require.Equal(t, []int{0, 1, 0}, []int{reps[1].RunningCount, reps[1].SucCount, reps[1].FailCount})
+	require.Equal(t, []int{1, 1, 2}, []int{reps[2].RunningCount, reps[2].SucCount, reps[2].FailCount})
+	require.Equal(t, 5, b.db.Count(t, "xxl_job_log", ""), "the 40-day-old log is gone")
+	add(t0.AddDate(0, 0, -41), 200, 200)
+	require.NoError(t, b.sched.ReportOnce(ctx, &last))
+	require.Equal(t, 6, b.db.Count(t, "xxl_job_log", ""), "cleaning runs once a day")
+}
