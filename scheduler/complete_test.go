@@ -11,8 +11,8 @@ import (
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // scheduler.md §9.2–9.3: a success callback completes the log and triggers the child

@@ -9,8 +9,8 @@ import (
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 func strp(s string) *string { return &s }
@@ -23,7 +23,11 @@ func TestManualTriggerWritesLogAsUpstream(t *testing.T) {
 	ctx := context.Background()
 	ex := b.executor(t, executortest.KindJava342)
 	g := b.group(t, "manual", "http://127.0.0.1:1/") // the override replaces this dead address
-	id := b.job(t, g, func(j *schema.Job) { j.ExecutorParam = "job-param"; j.ExecutorTimeout = 7; j.ExecutorFailRetryCount = 2 })
+	id := b.job(t, g, func(j *schema.Job) {
+		j.ExecutorParam = "job-param"
+		j.ExecutorTimeout = 7
+		j.ExecutorFailRetryCount = 2
+	})
 	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1,
 		ExecutorParam: strp("a b,c=ü"), AddressList: " " + ex.Address() + " "}))
 	logs := b.logs(t, id)
@@ -133,7 +137,10 @@ func TestRouteStrategiesAcrossExecutors(t *testing.T) {
 	require.Contains(t, l.TriggerMsg, "Idle check：<br>address："+addrs[0]+"<br>code：500")
 
 	// SHARDING_BROADCAST: one log per executor, indexes 0..2 of 3, one trigger time.
-	bc := b.job(t, g, func(j *schema.Job) { j.ExecutorRouteStrategy = "SHARDING_BROADCAST"; j.ExecutorHandler = "shardingJobHandler" })
+	bc := b.job(t, g, func(j *schema.Job) {
+		j.ExecutorRouteStrategy = "SHARDING_BROADCAST"
+		j.ExecutorHandler = "shardingJobHandler"
+	})
 	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: bc, Type: scheduler.TriggerManual, FailRetryCount: -1}))
 	logs := b.logs(t, bc)
 	require.Len(t, logs, 3)
