@@ -4,6 +4,7 @@
 package routes
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"log/slog"
@@ -18,6 +19,9 @@ import (
 
 // MaxBodyBytes is the largest request body accepted, the executor's own limit.
 const MaxBodyBytes = 5 << 20
+
+// MsgBodyTooLarge answers a body over MaxBodyBytes.
+const MsgBodyTooLarge = "invalid request, body larger than 5 MiB"
 
 // ExecutorAPI is what the /api/* handlers need from the scheduler.
 type ExecutorAPI interface {
@@ -65,8 +69,11 @@ func (a *API) handle(c *fiber.Ctx) error {
 	if uri == "" {
 		return reply(c, protocol.Fail(protocol.MsgURIEmpty))
 	}
-	body := c.Body()
-	if len(strings.TrimSpace(string(body))) == 0 {
+	body, ok := readBody(c, MaxBodyBytes)
+	if !ok {
+		return reply(c, protocol.Fail(MsgBodyTooLarge))
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
 		return reply(c, protocol.Fail(protocol.MsgBodyEmpty))
 	}
 	if a.AccessToken != "" {
@@ -131,7 +138,7 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if strings.Contains(c.Path(), "/api/") || strings.HasSuffix(c.Path(), "/api") {
 			msg := err.Error()
 			if code == fiber.StatusRequestEntityTooLarge {
-				msg = "invalid request, body larger than 5 MiB"
+				msg = MsgBodyTooLarge
 			}
 			return reply(c, protocol.Fail(msg))
 		}

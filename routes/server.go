@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"io"
 	"log/slog"
 	"time"
 
@@ -11,7 +12,10 @@ import (
 // 5 MiB body limit, envelope errors, no HTML error pages and no panic escaping.
 func NewApp(log *slog.Logger) *fiber.App {
 	app := fiber.New(fiber.Config{
+		// Bodies are streamed and capped by readBody, so an oversized request is
+		// answered with an envelope instead of a reset connection.
 		BodyLimit:             MaxBodyBytes,
+		StreamRequestBody:     true,
 		DisableStartupMessage: true,
 		ErrorHandler:          ErrorHandler(log),
 		ReadTimeout:           30 * time.Second,
@@ -36,4 +40,24 @@ func recoverer(log *slog.Logger) fiber.Handler {
 		}()
 		return c.Next()
 	}
+}
+
+// drainLimit bounds how much of an oversized body is read and discarded so that the
+// client still receives the answer; beyond it the connection is simply closed.
+const drainLimit = 64 << 20
+
+// readBody returns the request body, or ok=false when it is larger than limit.
+func readBody(c *fiber.Ctx, limit int) ([]byte, bool) {
+	req := &c.Context().Request
+	if !req.IsBodyStream() {
+		b := c.Body()
+		return b, len(b) <= limit
+	}
+	stream := req.BodyStream()
+	b, err := io.ReadAll(io.LimitReader(stream, int64(limit)+1))
+	if err != nil || len(b) > limit {
+		_, _ = io.CopyN(io.Discard, stream, drainLimit)
+		return nil, false
+	}
+	return b, true
 }
