@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+var npmOnce sync.Once
+
+// nodeExecutorDir installs the Node executor's packages (npm ci) once per test binary.
+func nodeExecutorDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed; the Node executor end-to-end test needs Node.js 18+")
+	}
+	dir, err := filepath.Abs("../../conformance/node-executor")
+	require.NoError(t, err)
+	var installErr error
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "xxl-job")); err == nil {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			installErr = fmt.Errorf("npm ci: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, installErr)
+	return dir
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startAdmin runs the admin as main does, on a fresh 3.4 database, until the test ends.
+func startAdmin(t *testing.T, extra ...string) (db *schematest.DB, base string) {
+	t.Helper()
+	db, _ = schematest.New(t, schema.Layout34)
+	port := freePort(t)
+	args := append([]string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User,
+		"--spring.datasource.password=" + db.Config.Passwd,
+		fmt.Sprintf("--server.port=%d", port),
+		"--xxl.job.accessToken=e2e-token",
+		"--xxl.job.i18n=en",
+	}, extra...)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, nil, io.Discard, testWriter{t}, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("admin did not start: %v", err)
+	case <-time.After(20 * time.Second):
+		cancel()
+		t.Fatal("admin did not start within 20 s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(15 * time.Second):
+			t.Error("admin did not stop within 15 s")
+		}
+	})
+	return db, fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// startNodeExecutor starts the npm xxl-job executor and waits until it listens.
+func startNodeExecutor(t *testing.T, admin, app, token string) (address string) {
+	t.Helper()
+	dir := nodeExecutorDir(t)
+	port := freePort(t)
+	cmd := exec.Command("node", "executor.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, fmt.Sprintf("PORT=%d", port), "TOKEN="+token)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = testWriter{t}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	readyC := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "READY ") {
+				close(readyC)
+			}
+		}
+	}()
+	select {
+	case <-readyC:
+	case <-time.After(30 * time.Second):
+		t.Fatal("node executor did not start")
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/job", port)
+}
+
+// waitFor polls the database (the admin runs on the real clock here).
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	require.Eventually(t, cond, limit, 200*time.Millisecond, what)
+}
+
+// The issue's end-to-end check with a real executor nobody here wrote (npm xxl-job
+// 0.1.7): it registers over the 2.x context path, shows up in the group's address
+// list, a `*/2 * * * * ?` job fires on schedule with its results landing as
+// handle_code 200, and a failing handler is retried executor_fail_retry_count times.
+func TestNodeExecutorEndToEnd(t *testing.T) {
+	t.Parallel()
+	db, admin := startAdmin(t)
+	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, update_time) VALUES ('e2e-node', 'e2e', 0, NOW())")
+	var group int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='e2e-node'").Scan(&group))
+	addr := startNodeExecutor(t, admin, "e2e-node", "e2e-token")
+
+	waitFor(t, "registry row", 10*time.Second, func() bool {
+		return db.Count(t, "xxl_job_registry", "registry_key='e2e-node' AND registry_value=?", addr) == 1
+	})
+	// The registry monitor runs every 30 s on the wall clock.
+	waitFor(t, "address_list", 40*time.Second, func() bool {
+		return db.Count(t, "xxl_job_group", "id=? AND address_list=?", group, addr) == 1
+	})
+
+	// First fire on an even second at least 6 s ahead (as the console's start does).
+	nowMs := time.Now().UnixMilli()
+	first := (nowMs/2000 + 4) * 2000
+	insert := func(handler, conf string, retry int, next int64) int {
+		res, err := db.SQL.Exec(`INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+			executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_fail_retry_count,
+			glue_type, glue_source, glue_updatetime, add_time, update_time, trigger_status, trigger_next_time)
+			VALUES (?, ?, 'e2e', 'CRON', ?, 'DO_NOTHING', 'FIRST', ?, 'p', 'SERIAL_EXECUTION', ?, 'BEAN', '', NOW(), NOW(), NOW(), 1, ?)`,
+			group, handler, conf, handler, retry, next)
+		require.NoError(t, err)
+		id, _ := res.LastInsertId()
+		return int(id)
+	}
+	demo := insert("demoJobHandler", "*/2 * * * * ?", 0, first)
+	fail := insert("failJobHandler", "0 0 0 1 1 ? 2099", 2, first) // fires once, then retries
+
+	// Five fires of the */2 job, two seconds apart, each completed by the executor.
+	waitFor(t, "five completed fires", 30*time.Second, func() bool {
+		return db.Count(t, "xxl_job_log", "job_id=? AND handle_code=200", demo) >= 5
+	})
+	rows, err := db.SQL.Query("SELECT trigger_time, trigger_code, handle_code, executor_address FROM xxl_job_log WHERE job_id=? ORDER BY id LIMIT 5", demo)
+	require.NoError(t, err)
+	var times []time.Time
+	for rows.Next() {
+		var tt time.Time
+		var tc, hc int
+		var a string
+		require.NoError(t, rows.Scan(&tt, &tc, &hc, &a))
+		require.Equal(t, 200, tc)
+		require.Equal(t, 200, hc)
+		require.Equal(t, addr, a)
+		times = append(times, tt)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, time.UnixMilli(first).Unix(), times[0].Unix(), "first fire at the planned second")
+	for i := 1; i < len(times); i++ {
+		require.Equal(t, 2*time.Second, times[i].Sub(times[i-1]), "fire %d", i)
+	}
+
+	// The failing handler: the first attempt plus two retries from the fail monitor
+	// (every 10 s), each failed by the executor's callback.
+	waitFor(t, "three failed attempts", 45*time.Second, func() bool {
+		return db.Count(t, "xxl_job_log", "job_id=? AND handle_code=500", fail) >= 3
+	})
+	var retries []int
+	rows, err = db.SQL.Query("SELECT executor_fail_retry_count FROM xxl_job_log WHERE job_id=? ORDER BY id", fail)
+	require.NoError(t, err)
+	for rows.Next() {
+		var r int
+		require.NoError(t, rows.Scan(&r))
+		retries = append(retries, r)
+	}
+	require.Equal(t, []int{2, 1, 0}, retries)
+}
