@@ -134,20 +134,33 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 	require.Eventually(t, cond, limit, 200*time.Millisecond, what)
 }
 
-// The issue's end-to-end check with a real executor nobody here wrote (npm xxl-job
-// 0.1.7): it registers over the 2.x context path, shows up in the group's address
-// list, a `*/2 * * * * ?` job fires on schedule with its results landing as
-// handle_code 200, and a failing handler is retried executor_fail_retry_count times.
-func TestNodeExecutorEndToEnd(t *testing.T) {
+// The issue's end-to-end check with real executors nobody here wrote (npm xxl-job
+// 0.1.7 and the Go SDK xxl-job-executor-go v1.2.0): each registers over the 2.x
+// context path, shows up in the group's address list, a `*/2 * * * * ?` job fires on
+// schedule with its results landing as handle_code 200, and a failing handler is
+// retried executor_fail_retry_count times.
+func TestRealExecutorsEndToEnd(t *testing.T) {
 	t.Parallel()
-	db, admin := startAdmin(t)
-	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, update_time) VALUES ('e2e-node', 'e2e', 0, NOW())")
-	var group int
-	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='e2e-node'").Scan(&group))
-	addr := startNodeExecutor(t, admin, "e2e-node", "e2e-token")
+	for name, start := range map[string]func(t *testing.T, admin, app, token string) string{
+		"node": startNodeExecutor,
+		"go":   startGoExecutor,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			endToEnd(t, start)
+		})
+	}
+}
 
-	waitFor(t, "registry row", 10*time.Second, func() bool {
-		return db.Count(t, "xxl_job_registry", "registry_key='e2e-node' AND registry_value=?", addr) == 1
+func endToEnd(t *testing.T, startExecutor func(t *testing.T, admin, app, token string) string) {
+	db, admin := startAdmin(t)
+	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, update_time) VALUES ('e2e-app', 'e2e', 0, NOW())")
+	var group int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='e2e-app'").Scan(&group))
+	addr := startExecutor(t, admin, "e2e-app", "e2e-token")
+
+	waitFor(t, "registry row", 30*time.Second, func() bool {
+		return db.Count(t, "xxl_job_registry", "registry_key='e2e-app' AND registry_value=?", addr) == 1
 	})
 	// The registry monitor runs every 30 s on the wall clock.
 	waitFor(t, "address_list", 40*time.Second, func() bool {
