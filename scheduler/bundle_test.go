@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
@@ -33,11 +35,17 @@ type testBundle struct {
 	sched    *scheduler.Scheduler
 	adminURL string // base URL with context path, as executors are configured
 	mailer   *recordMailer
+	proxy    *schematest.Proxy
+	logLines *captureLog
 }
 
 type bundleOpts struct {
 	layout schema.LayoutName
 	lang   i18n.Lang
+	// proxy puts a cuttable TCP proxy between the scheduler and the database.
+	proxy bool
+	// shareDB runs a second admin on another bundle's database.
+	shareDB *testBundle
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -59,10 +67,27 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	if o.lang == "" {
 		o.lang = i18n.En
 	}
-	db, store := schematest.New(t, o.layout)
+	var db *schematest.DB
+	var store *schema.Store
+	if o.shareDB != nil {
+		db, store = o.shareDB.db, schema.NewStore(o.shareDB.db.SQL, schema.MySQL{}, o.shareDB.store.Layout())
+	} else {
+		db, store = schematest.New(t, o.layout)
+	}
+	var proxy *schematest.Proxy
+	if o.proxy {
+		var cfg *mysql.Config
+		proxy, cfg = schematest.NewProxy(t, db)
+		cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = time.Second, 2*time.Second, 2*time.Second
+		pdb, err := sql.Open("mysql", cfg.FormatDSN())
+		require.NoError(t, err)
+		t.Cleanup(func() { pdb.Close() })
+		store = schema.NewStore(pdb, schema.MySQL{}, store.Layout())
+	}
 	clk := clock.NewFake(t0)
 	mailer := &recordMailer{}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &captureLog{}
+	log := slog.New(logs)
 	sched := scheduler.New(scheduler.Config{
 		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: mailer,
 	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
@@ -74,7 +99,8 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	require.NoError(t, err)
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.Shutdown() })
-	return &testBundle{db: db, store: store, clock: clk, sched: sched, adminURL: "http://" + ln.Addr().String() + "/xxl-job-admin", mailer: mailer}
+	return &testBundle{db: db, store: store, clock: clk, sched: sched, adminURL: "http://" + ln.Addr().String() + "/xxl-job-admin",
+		mailer: mailer, proxy: proxy, logLines: logs}
 }
 
 // executor starts a fake executor that calls back to this admin.
@@ -168,4 +194,46 @@ func (m *recordMailer) mails() []string {
 	return append([]string(nil), m.sent...)
 }
 
-var _ = sql.ErrNoRows
+// captureLog records log lines ("LEVEL msg k=v ...") for assertions.
+type captureLog struct {
+	mu    sync.Mutex
+	lines []string
+	attrs []slog.Attr
+}
+
+func (c *captureLog) Enabled(context.Context, slog.Level) bool { return true }
+
+func (c *captureLog) Handle(_ context.Context, r slog.Record) error {
+	line := r.Level.String() + " " + r.Message
+	for _, a := range c.attrs {
+		line += " " + a.String()
+	}
+	r.Attrs(func(a slog.Attr) bool { line += " " + a.String(); return true })
+	c.mu.Lock()
+	c.lines = append(c.lines, line)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *captureLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return &captureLog{attrs: append(append([]slog.Attr(nil), c.attrs...), as...)}
+}
+
+func (c *captureLog) WithGroup(string) slog.Handler { return c }
+
+// count returns how many lines contain every part.
+func (c *captureLog) count(parts ...string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+next:
+	for _, l := range c.lines {
+		for _, p := range parts {
+			if !strings.Contains(l, p) {
+				continue next
+			}
+		}
+		n++
+	}
+	return n
+}

@@ -122,8 +122,15 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 	return fmt.Errorf("unknown schema command %q (want init or check)", args[0])
 }
 
+// driverLog sends go-sql-driver's own messages (one per broken connection) to debug
+// level, so an outage shows as the loops' single "database unavailable" line.
+type driverLog struct{ log *slog.Logger }
+
+func (d driverLog) Print(v ...any) { d.log.Debug("mysql driver", "msg", strings.TrimSpace(fmt.Sprint(v...))) }
+
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
+	_ = mysql.SetLogger(driverLog{log})
 	db, err := openDB(ctx, cfg, true)
 	if err != nil {
 		return err
