@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+func jdbcArgs(db *schematest.DB, name string) []string {
+	return []string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + name + "?serverTimezone=Asia/Shanghai",
+		"--spring.datasource.username=" + db.Config.User,
+		"--spring.datasource.password=" + db.Config.Passwd,
+	}
+}
+
+// A bad value stops start-up with one line naming the key.
+func TestBadConfigurationStopsWithOneLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		key  string
+	}{
+		{args: []string{"--server.port=80a"}, key: "server.port"},
+		{args: []string{"--spring.datasource.url=mysql://nope"}, key: "spring.datasource.url"},
+		{env: []string{"SPRING_DATASOURCE_URL=jdbc:mysql://h/db?serverTimezone=Mars/Olympus"}, key: "spring.datasource.url"},
+		{args: []string{"--xxl.job.timeout=-1"}, key: "xxl.job.timeout"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), tc.args, tc.env, &out, &errOut, nil)
+		require.Error(t, err, "%v %v", tc.args, tc.env)
+		require.Contains(t, err.Error(), tc.key)
+		require.NotContains(t, err.Error(), "\n")
+	}
+}
+
+// schema init creates a layout on an empty database (creating the database itself)
+// and refuses a database that has tables; schema check reports the layout; the admin
+// then starts on it. An unknown key is a warning, not an error.
+func TestSchemaCommands(t *testing.T) {
+	t.Parallel()
+	db := schematest.NewEmpty(t)
+	ctx := context.Background()
+	name := db.Name + "_new"
+	t.Cleanup(func() { _, _ = db.SQL.Exec("DROP DATABASE IF EXISTS " + name) })
+	var out, errOut bytes.Buffer
+	args := append(jdbcArgs(db, name), "schema", "init", "--layout=2.4", "--xxl.job.nosuchkey=1")
+	require.NoError(t, run(ctx, args, nil, &out, &errOut, nil))
+	require.Contains(t, out.String(), "created the 2.4 layout")
+	require.Contains(t, errOut.String(), "xxl.job.nosuchkey")
+
+	out.Reset()
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "check"), nil, &out, &errOut, nil))
+	require.True(t, strings.HasPrefix(out.String(), "layout: 2.4"), out.String())
+	require.Contains(t, out.String(), "ok")
+
+	err := run(ctx, append(jdbcArgs(db, name), "schema", "init"), nil, &out, &errOut, nil)
+	require.ErrorContains(t, err, "already has xxl_job_* tables")
+
+	err = run(ctx, append(jdbcArgs(db, db.Name), "schema", "check"), nil, &out, &errOut, nil)
+	require.Error(t, err, "an empty database cannot run the admin")
+	err = run(ctx, append(jdbcArgs(db, db.Name), "schema", "nope"), nil, &out, &errOut, nil)
+	require.Error(t, err)
+	err = run(ctx, append(jdbcArgs(db, db.Name), "frobnicate"), nil, &out, &errOut, nil)
+	require.ErrorContains(t, err, "unknown command")
+}
