@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -36,7 +38,15 @@ type API struct {
 	// AccessToken is xxl.job.accessToken; blank disables the check (and a missing
 	// header is then accepted, unlike the 3.3.0/3.3.1 HTTP 400 quirk).
 	AccessToken string
+	// GroupTokens, when set (3.5 layout), also admits an executor that sends
+	// XXL-JOB-APPNAME and its group's access_token, as 3.5 executors do. It is called
+	// at most every 30 s (upstream caches groups for 30 s too).
+	GroupTokens func(ctx context.Context) (map[string]string, error)
 	Log         *slog.Logger
+
+	tokMu     sync.Mutex
+	tokens    map[string]string
+	tokLoaded time.Time
 }
 
 // Mount registers the executor API under every prefix ("" is the root).
@@ -76,13 +86,10 @@ func (a *API) handle(c *fiber.Ctx) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return reply(c, protocol.Fail(protocol.MsgBodyEmpty))
 	}
-	if a.AccessToken != "" {
-		got := c.Get("XXL-JOB-ACCESS-TOKEN")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(a.AccessToken)) != 1 {
-			return reply(c, protocol.Fail(protocol.MsgTokenWrong))
-		}
-	}
 	ctx := c.UserContext()
+	if !a.tokenOK(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName)) {
+		return reply(c, protocol.Fail(protocol.MsgTokenWrong))
+	}
 	switch uri {
 	case "registry", "registryRemove":
 		p, err := protocol.DecodeRegistry(body)
@@ -119,6 +126,37 @@ func (a *API) handle(c *fiber.Ctx) error {
 		return reply(c, protocol.Success())
 	}
 	return reply(c, protocol.Fail(protocol.MsgURINotFound(uri)))
+}
+
+// tokenOK checks the access token in constant time: the admin's global token (2.x–3.4),
+// or, with GroupTokens, the token of the group named by the app name header (3.5).
+// Without a global token and without an app name header no check applies, as upstream.
+func (a *API) tokenOK(ctx context.Context, got, app string) bool {
+	if a.AccessToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.AccessToken)) == 1 {
+		return true
+	}
+	if a.GroupTokens != nil && app != "" {
+		if want, ok := a.groupToken(ctx, app); ok {
+			return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+		}
+		return false
+	}
+	return a.AccessToken == ""
+}
+
+func (a *API) groupToken(ctx context.Context, app string) (string, bool) {
+	a.tokMu.Lock()
+	defer a.tokMu.Unlock()
+	if a.tokens == nil || time.Since(a.tokLoaded) > 30*time.Second {
+		m, err := a.GroupTokens(ctx)
+		if err != nil {
+			a.Log.Warn("could not load group tokens; keeping the previous ones", "err", err)
+		} else {
+			a.tokens, a.tokLoaded = m, time.Now()
+		}
+	}
+	tok, ok := a.tokens[app]
+	return tok, ok
 }
 
 func httpURL(s string) bool {

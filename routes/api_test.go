@@ -254,3 +254,40 @@ func TestSuccessEnvelopeShape(t *testing.T) {
 	require.Equal(t, `{"code":200,"msg":null,"content":null,"data":null}`, string(bytes.TrimSpace(body)))
 	require.Equal(t, 1, b.db.Count(t, "xxl_job_registry", "registry_key='app'"))
 }
+
+// wire-protocol.md §7 (HEAD 3.5): on a 3.5 database an executor authenticates with
+// XXL-JOB-APPNAME and its group's access_token; a wrong pair is refused.
+func TestGroupTokensOn35Layout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34, "")
+	b.db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
+	b.db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
+	b.db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+	b.db.Exec(t, "UPDATE xxl_job_group SET access_token='group-secret'")
+	store, _, err := schema.OpenStore(context.Background(), b.db.SQL)
+	require.NoError(t, err)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	app := routes.NewApp(log)
+	(&routes.API{Core: nopCore{}, AccessToken: "global", GroupTokens: store.GroupTokens, Log: log}).Mount(app, "")
+	b.app = app
+	reg := `{"registryGroup":"EXECUTOR","registryKey":"xxl-job-executor-sample","registryValue":"http://127.0.0.1:9999/"}`
+	for _, tc := range []struct {
+		headers []string
+		code    int
+	}{
+		{[]string{"XXL-JOB-ACCESS-TOKEN", "group-secret", "XXL-JOB-APPNAME", "xxl-job-executor-sample"}, 200},
+		{[]string{"XXL-JOB-ACCESS-TOKEN", "global"}, 200},
+		{[]string{"XXL-JOB-ACCESS-TOKEN", "group-secret", "XXL-JOB-APPNAME", "other-app"}, 500},
+		{[]string{"XXL-JOB-ACCESS-TOKEN", "wrong", "XXL-JOB-APPNAME", "xxl-job-executor-sample"}, 500},
+		{[]string{"XXL-JOB-ACCESS-TOKEN", "group-secret"}, 500},
+	} {
+		_, env := b.do(t, post("/api/registry", reg, tc.headers...))
+		require.Equal(t, tc.code, env.Code, "%v", tc.headers)
+	}
+}
+
+type nopCore struct{}
+
+func (nopCore) Registry(context.Context, string, string, string) error       { return nil }
+func (nopCore) RegistryRemove(context.Context, string, string, string) error { return nil }
+func (nopCore) Callback(context.Context, []scheduler.CallbackResult) error   { return nil }

@@ -104,3 +104,27 @@ func (s *Store) DeleteGroup(ctx context.Context, id int) error {
 	}
 	return nil
 }
+
+// GroupTokens maps app_name to access_token for groups that have one (3.5 layout);
+// nil on layouts without the column.
+func (s *Store) GroupTokens(ctx context.Context) (map[string]string, error) {
+	if !s.layout.GroupAccessToken {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("app_name", "access_token").From("xxl_job_group").Where("access_token IS NOT NULL"))
+	if err != nil {
+		return nil, fmt.Errorf("read group tokens: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var app, tok string
+		if err := rows.Scan(&app, &tok); err != nil {
+			return nil, fmt.Errorf("scan group token: %w", err)
+		}
+		if tok != "" {
+			out[app] = tok
+		}
+	}
+	return out, rows.Err()
+}

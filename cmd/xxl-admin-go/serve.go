@@ -126,7 +126,9 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 // level, so an outage shows as the loops' single "database unavailable" line.
 type driverLog struct{ log *slog.Logger }
 
-func (d driverLog) Print(v ...any) { d.log.Debug("mysql driver", "msg", strings.TrimSpace(fmt.Sprint(v...))) }
+func (d driverLog) Print(v ...any) {
+	d.log.Debug("mysql driver", "msg", strings.TrimSpace(fmt.Sprint(v...)))
+}
 
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
@@ -158,6 +160,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 
 	app := routes.NewApp(log)
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
+	if report.Layout.GroupAccessToken {
+		api.GroupTokens = store.GroupTokens
+	}
 	api.Mount(app, cfg.ContextPath, "")
 	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
 
