@@ -13,7 +13,7 @@ import (
 
 // loopTimers is how many timers the started scheduler sleeps on: scan, ring and the
 // four monitors.
-const loopTimers = 6
+const loopTimers = 7
 
 // The loops on the injected clock: an every-second job fires once per planned second
 // from its first fire time until stop, and a graceful stop fires what the ring already

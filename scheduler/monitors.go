@@ -30,6 +30,7 @@ const (
 var specParser = robfig.NewParser(robfig.Second | robfig.Minute | robfig.Hour | robfig.Dom | robfig.Month | robfig.Dow)
 
 func (s *Scheduler) startMonitors() {
+	s.every("heartbeat", HeartbeatSpec, s.heartbeat)
 	s.every("registry", RegistrySpec, s.RegistryMonitorOnce)
 	s.every("fail", FailSpec, s.FailMonitorOnce)
 	s.every("lost", LostSpec, s.LostMonitorOnce)

@@ -6,8 +6,15 @@ import "sync"
 // Carrying the planned time (upstream keeps only the id) lets the ring de-duplicate
 // exactly and lets us measure trigger skew.
 type ringItem struct {
-	JobID  int
-	FireMs int64
+	JobID    int
+	JobGroup int
+	FireMs   int64
+	Type     TriggerType
+	// Now dispatches at once instead of at FireMs (late and misfire fires).
+	Now bool
+	// LogID and Marker identify the claim row written for this fire.
+	LogID  int64
+	Marker string
 }
 
 // ring is the 60-slot time ring of scheduler.md §4: slot = second-of-minute of the

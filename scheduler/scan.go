@@ -53,10 +53,14 @@ func (s *Scheduler) scanLoop() {
 }
 
 // plan is what one scan decided, applied only after its transaction committed: if
-// the commit fails nothing fires, and the next scan sees the old fire times again.
+// the commit fails nothing fires (the claims roll back too), and the next scan sees
+// the old fire times again.
 type plan struct {
-	triggers []TriggerRequest
-	pushes   []ringItem
+	fires []ringItem // every fire read ahead, each with its claim row
+}
+
+func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
+	p.fires = append(p.fires, ringItem{JobID: job.ID, JobGroup: job.JobGroup, FireMs: fireMs, Type: typ, Now: now})
 }
 
 // ScanOnce runs one scan under the schedule lock (scheduler.md §3). It reports
@@ -75,6 +79,11 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			_, err := s.store.EnsureLockRow(ctx)
 			return err
 		}
+		marker := s.claimMarker()
+		recovered, err := s.recoverDeadAdmins(ctx, marker)
+		if err != nil {
+			return err
+		}
 		nowMs := s.clock.Now().UnixMilli()
 		jobs, err := s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
 		if err != nil {
@@ -85,18 +94,31 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 		for i := range jobs {
 			ups = append(ups, s.planJob(&jobs[i], nowMs, &p))
 		}
-		return s.store.UpdateSchedules(ctx, ups, s.cfg.BatchSize)
+		if err := s.claim(ctx, p.fires, marker); err != nil {
+			return err
+		}
+		if err := s.store.UpdateSchedules(ctx, ups, s.cfg.BatchSize); err != nil {
+			return err
+		}
+		p.fires = append(p.fires, recovered...)
+		return nil
 	})
 	if err != nil {
 		return false, err
 	}
 	s.metrics.scans.Add(1)
-	for _, req := range p.triggers {
-		s.Submit(req)
+	nowMs := s.clock.Now().UnixMilli()
+	var now []ringItem
+	for _, it := range p.fires {
+		// A fire whose second is already behind the ring's look-back goes out at once
+		// (upstream would fire it a minute late, when the ring comes round).
+		if it.Now || it.FireMs <= nowMs-1000*ringLookBack {
+			now = append(now, it)
+		} else {
+			s.ring.push(it)
+		}
 	}
-	for _, it := range p.pushes {
-		s.pushRing(it)
-	}
+	s.dispatch(ctx, now)
 	return found, nil
 }
 
@@ -120,32 +142,22 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 	case nowMs > job.TriggerNextTime+PreReadMs: // (A) missed by more than the window
 		s.metrics.misfires.Add(1)
 		if job.MisfireStrategy == "FIRE_ONCE_NOW" {
-			p.triggers = append(p.triggers, TriggerRequest{JobID: job.ID, Type: TriggerMisfire, FailRetryCount: -1, PlannedMs: job.TriggerNextTime})
+			p.add(job, job.TriggerNextTime, TriggerMisfire, true)
 		}
 		s.log.Warn("job missed its fire time", "job_id", job.ID, "planned_ms", job.TriggerNextTime, "misfire", job.MisfireStrategy)
 		refresh(s.clock.Now())
 	case nowMs > job.TriggerNextTime: // (B) late, but within the window: fire now
-		p.triggers = append(p.triggers, TriggerRequest{JobID: job.ID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: job.TriggerNextTime})
+		p.add(job, job.TriggerNextTime, TriggerCron, true)
 		refresh(s.clock.Now())
 		if job.TriggerStatus == 1 && nowMs+PreReadMs > job.TriggerNextTime { // (B2) next fire also in the window
-			p.pushes = append(p.pushes, ringItem{JobID: job.ID, FireMs: job.TriggerNextTime})
+			p.add(job, job.TriggerNextTime, TriggerCron, false)
 			refresh(time.UnixMilli(job.TriggerNextTime))
 		}
 	default: // (C) due within the window: leave it to the ring
-		p.pushes = append(p.pushes, ringItem{JobID: job.ID, FireMs: job.TriggerNextTime})
+		p.add(job, job.TriggerNextTime, TriggerCron, false)
 		refresh(time.UnixMilli(job.TriggerNextTime))
 	}
 	return up
-}
-
-// pushRing queues a planned fire on the ring, or dispatches it at once when its second
-// is already behind the ring's look-back (upstream would fire it a minute late).
-func (s *Scheduler) pushRing(it ringItem) {
-	if it.FireMs <= s.clock.Now().UnixMilli()-1000*ringLookBack {
-		s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
-		return
-	}
-	s.ring.push(it)
 }
 
 func (s *Scheduler) ringLoop() {
@@ -173,9 +185,7 @@ func (s *Scheduler) ringLoop() {
 // seconds before it. The ring goroutine calls it at each second boundary.
 func (s *Scheduler) RingTick(now time.Time) int {
 	items := s.ring.take(int((now.UnixMilli() / 1000) % 60))
-	for _, it := range items {
-		s.Submit(TriggerRequest{JobID: it.JobID, Type: TriggerCron, FailRetryCount: -1, PlannedMs: it.FireMs})
-	}
+	s.dispatch(s.runCtx, items)
 	return len(items)
 }
 

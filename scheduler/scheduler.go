@@ -10,6 +10,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
@@ -59,13 +60,16 @@ type Scheduler struct {
 	adminIP string
 	p3      bool
 
-	ring    ring
-	fast    *pool
-	slow    *pool
-	slowCnt slowTracker
-	idle    idleTracker
-	crons   sync.Map // schedule_conf → *cron.Expression
-	metrics metrics
+	ring ring
+	pendingState
+	instance string
+	claimSeq atomic.Int64
+	fast     *pool
+	slow     *pool
+	slowCnt  slowTracker
+	idle     idleTracker
+	crons    sync.Map // schedule_conf → *cron.Expression
+	metrics  metrics
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc
@@ -105,7 +109,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	s := &Scheduler{
 		cfg: cfg, store: store, exec: exec, clock: clk, log: cfg.Logger,
 		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
-		adminIP: cfg.AdminIP, p3: cfg.P3,
+		adminIP: cfg.AdminIP, p3: cfg.P3, instance: newInstanceID(),
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
@@ -156,6 +160,14 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		half := left / 2
 		if !s.fast.close(half) || !s.slow.close(left-half) {
 			s.log.Error("stopped with triggers still running")
+		}
+		// Whatever is still claimed (ring not drained in time, database down) is
+		// handed to the other admins at once.
+		if n := s.ring.size() + s.pendingFires(); n > 0 {
+			s.log.Warn("leaving read-ahead fires to the other admins", "count", n)
+		}
+		if err := s.retire(context.Background()); err != nil {
+			s.log.Warn("could not mark this admin stopped; others take over after the heartbeat timeout", "err", err)
 		}
 		s.runCancel()
 	})

@@ -43,6 +43,9 @@ type TriggerRequest struct {
 	AddressList string
 	// PlannedMs is the planned fire time (epoch ms) of scheduled fires, for skew; 0 otherwise.
 	PlannedMs int64
+	// ClaimLogID is the claim row the scan wrote for this fire; the trigger uses it as
+	// its (first) log row instead of inserting one.
+	ClaimLogID int64
 }
 
 // Executor is how the scheduler calls executors. compat/executor implements it over
@@ -73,6 +76,10 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 	job, err := s.store.LoadJob(ctx, req.JobID)
 	if errors.Is(err, schema.ErrNotFound) {
 		s.log.Warn("trigger skipped, job not found", "job_id", req.JobID, "type", req.Type)
+		if req.ClaimLogID > 0 {
+			_, err := s.store.FailClaim(ctx, req.ClaimLogID, s.dispatchMarker(), "job deleted before its planned fire", true)
+			return err
+		}
 		return nil
 	}
 	if err != nil {
@@ -108,6 +115,7 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now); err != nil {
 				return err
 			}
+			req.ClaimLogID = 0 // the claim row is shard 0's; the others get rows of their own
 		}
 		return nil
 	}
@@ -140,9 +148,12 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	// Second precision, like the DATETIME column; the executor derives its log file
 	// folder from the same value the rolling-log request will send.
 	triggerTime := now.Truncate(time.Second)
-	logID, err := s.store.InsertLog(ctx, job.JobGroup, job.ID, triggerTime)
-	if err != nil {
-		return err
+	logID := req.ClaimLogID
+	if logID == 0 {
+		var err error
+		if logID, err = s.store.InsertLog(ctx, job.JobGroup, job.ID, triggerTime); err != nil {
+			return err
+		}
 	}
 	glueMs := int64(0)
 	if !job.GlueUpdatetime.IsZero() {

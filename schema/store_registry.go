@@ -47,7 +47,10 @@ func (s *Store) RegistryRemove(ctx context.Context, group, key, value string) er
 
 // DeleteDeadRegistry removes heartbeats older than before and returns how many went.
 func (s *Store) DeleteDeadRegistry(ctx context.Context, before time.Time) (int64, error) {
-	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_registry").Where(sq.Lt{"update_time": before})))
+	// Admin heartbeat rows are left to the claim recovery, which must see a dead
+	// admin's row to take over its read-ahead fires.
+	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_registry").Where(sq.Lt{"update_time": before}).
+		Where(sq.NotEq{"registry_group": AdminRegistryGroup})))
 	if err != nil {
 		return 0, fmt.Errorf("find dead registry rows: %w", err)
 	}

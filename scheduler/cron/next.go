@@ -20,8 +20,6 @@ const maxIterations = 1 << 20
 // the midpoint picks Java's more likely answer.
 const javaNowMillis = 500
 
-var debugHook func(*calendar)
-
 // timeAfter returns the epoch second of the next match after afterMs.
 func (e *Expression) timeAfter(afterMs int64, loc *time.Location) (int64, bool) {
 	z := newZone(loc)
@@ -39,10 +37,6 @@ func (e *Expression) timeAfter(afterMs int64, loc *time.Location) (int64, bool) 
 	dayOfWSpec := !e.daysOfWeek.contains(noSpec)
 
 	for range maxIterations {
-		if debugHook != nil {
-			cl.complete()
-			debugHook(&cl)
-		}
 		if cl.get(fYear) > 2999 { // Quartz's guard against endless loops
 			return 0, false
 		}

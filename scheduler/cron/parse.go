@@ -29,7 +29,7 @@ const (
 	allSpec            = 99 // '*'
 	noSpec             = 98 // '?'
 	maxLastDayOffset   = 30
-	lastDayOffsetStart = 32                                   // "L-30"
+	lastDayOffsetStart = 32                                    // "L-30"
 	lastDayOffsetEnd   = lastDayOffsetStart + maxLastDayOffset // "L"
 	smallSetSize       = 128
 )

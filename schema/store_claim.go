@@ -1,0 +1,216 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+// A claim is a log row the scan inserts for a fire it read ahead, before the fire is
+// dispatched: trigger_code 0, trigger_time = the planned second, trigger_msg = a
+// marker naming the admin instance that owns it. It makes read-ahead work durable:
+// if that instance dies, another one finds its claims and dispatches them. To Java
+// admins and the console a claim looks like a trigger in progress.
+const (
+	ClaimPrefix    = "xxl-admin-go:claim:"
+	DispatchPrefix = "xxl-admin-go:dispatch:"
+	// AdminRegistryGroup and AdminRegistryKey name the heartbeat rows admin instances
+	// write into xxl_job_registry (the ADMIN registry group exists upstream, unused).
+	AdminRegistryGroup = "ADMIN"
+	AdminRegistryKey   = "xxl-admin-go"
+)
+
+// Claim is one read-ahead fire.
+type Claim struct {
+	LogID    int64
+	JobGroup int
+	JobID    int
+	Planned  time.Time // whole second
+	Marker   string    // trigger_msg
+}
+
+// InsertClaims inserts claim rows in one statement and fills in their ids. Every
+// claim of one call must carry the same marker, unique to the call; ids are read back
+// by marker rather than assumed consecutive (innodb_autoinc_lock_mode=2 interleaves).
+func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	marker := claims[0].Marker
+	b := s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "trigger_msg", "handle_code")
+	for _, c := range claims {
+		if c.Marker != marker {
+			return fmt.Errorf("insert claims: mixed markers %q and %q", marker, c.Marker)
+		}
+		b = b.Values(c.JobGroup, c.JobID, c.Planned, 0, marker, 0)
+	}
+	res, err := s.exec(ctx, b)
+	if err != nil {
+		return fmt.Errorf("insert claims: %w", err)
+	}
+	first, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("insert claims: %w", err)
+	}
+	rows, err := s.query(ctx, s.sb.Select("id", "job_id", "trigger_time").From("xxl_job_log").
+		Where(sq.GtOrEq{"id": first}).Where(sq.Eq{"trigger_msg": marker}).OrderBy("id ASC"))
+	if err != nil {
+		return fmt.Errorf("read claim ids: %w", err)
+	}
+	defer rows.Close()
+	type key struct {
+		job int
+		at  int64
+	}
+	ids := map[key][]int64{}
+	for rows.Next() {
+		var id int64
+		var job int
+		var at time.Time
+		if err := rows.Scan(&id, &job, &at); err != nil {
+			return fmt.Errorf("scan claim id: %w", err)
+		}
+		k := key{job, at.Unix()}
+		ids[k] = append(ids[k], id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range claims {
+		k := key{claims[i].JobID, claims[i].Planned.Unix()}
+		if len(ids[k]) == 0 {
+			return fmt.Errorf("insert claims: claim of job %d at %v not found after insert", k.job, claims[i].Planned)
+		}
+		claims[i].LogID, ids[k] = ids[k][0], ids[k][1:]
+	}
+	return nil
+}
+
+// MarkDispatching moves claims from claimMarker to dispatchMarker before they are sent,
+// and returns the ids this call moved. A claim another instance took over meanwhile is
+// not moved, so it is never sent twice.
+func (s *Store) MarkDispatching(ctx context.Context, ids []int64, claimMarkers []string, dispatchMarker string) ([]int64, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("trigger_msg", dispatchMarker).
+		Where(sq.Eq{"id": ids, "trigger_code": 0, "trigger_msg": uniq(claimMarkers)})))
+	if err != nil {
+		return nil, fmt.Errorf("mark dispatching: %w", err)
+	}
+	if int(n) == len(ids) {
+		return ids, nil
+	}
+	won, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").Where(sq.Eq{"id": ids, "trigger_msg": dispatchMarker})))
+	if err != nil {
+		return nil, fmt.Errorf("read dispatched claims: %w", err)
+	}
+	return won, nil
+}
+
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// AdminHeartbeat is one admin instance's liveness row.
+type AdminHeartbeat struct {
+	ID       int64
+	Instance string
+	Beat     time.Time
+}
+
+// AdminHeartbeats returns the heartbeat rows of every admin instance.
+func (s *Store) AdminHeartbeats(ctx context.Context) ([]AdminHeartbeat, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", "registry_value", "update_time").From("xxl_job_registry").
+		Where(sq.Eq{"registry_group": AdminRegistryGroup, "registry_key": AdminRegistryKey}))
+	if err != nil {
+		return nil, fmt.Errorf("read admin heartbeats: %w", err)
+	}
+	defer rows.Close()
+	var out []AdminHeartbeat
+	for rows.Next() {
+		var h AdminHeartbeat
+		var t sql.NullTime
+		if err := rows.Scan(&h.ID, &h.Instance, &t); err != nil {
+			return nil, fmt.Errorf("scan admin heartbeat: %w", err)
+		}
+		h.Beat = t.Time
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// DeleteRegistryRow removes one registry row by id.
+func (s *Store) DeleteRegistryRow(ctx context.Context, id int64) error {
+	if _, err := s.exec(ctx, s.sb.Delete("xxl_job_registry").Where(sq.Eq{"id": id})); err != nil {
+		return fmt.Errorf("delete registry row %d: %w", id, err)
+	}
+	return nil
+}
+
+// OrphanClaims returns the claim and dispatch rows of an instance planned within
+// [from, to]. The trigger_time index bounds the read.
+func (s *Store) OrphanClaims(ctx context.Context, instance string, from, to time.Time) ([]Claim, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "job_id", "trigger_time", "trigger_msg").From("xxl_job_log").
+		Where(sq.GtOrEq{"trigger_time": from}).Where(sq.LtOrEq{"trigger_time": to}).
+		Where(sq.Eq{"trigger_code": 0, "handle_code": 0}).
+		Where(sq.Or{sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"}, sq.Like{"trigger_msg": DispatchPrefix + instance + ":%"}}).
+		OrderBy("id ASC"))
+	if err != nil {
+		return nil, fmt.Errorf("find claims of %s: %w", instance, err)
+	}
+	defer rows.Close()
+	var out []Claim
+	for rows.Next() {
+		var c Claim
+		var at sql.NullTime
+		if err := rows.Scan(&c.LogID, &c.JobGroup, &c.JobID, &at, &c.Marker); err != nil {
+			return nil, fmt.Errorf("scan claim: %w", err)
+		}
+		c.Planned = at.Time
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TakeClaim moves one claim from its old marker to a new one; false when it changed
+// meanwhile.
+func (s *Store) TakeClaim(ctx context.Context, id int64, oldMarker, newMarker string) (bool, error) {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("trigger_msg", newMarker).
+		Where(sq.Eq{"id": id, "trigger_code": 0, "trigger_msg": oldMarker})))
+	if err != nil {
+		return false, fmt.Errorf("take claim %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// FailClaim closes a claim that will not be dispatched, with a message saying why.
+// noAlarm sets alarm_status so the fail monitor neither alarms nor retries it.
+func (s *Store) FailClaim(ctx context.Context, id int64, oldMarker, msg string, noAlarm bool) (bool, error) {
+	b := s.sb.Update("xxl_job_log").Set("trigger_code", 500).Set("trigger_msg", msg)
+	if noAlarm {
+		b = b.Set("alarm_status", AlarmNone)
+	}
+	n, err := affected(s.exec(ctx, b.Where(sq.Eq{"id": id, "trigger_code": 0, "trigger_msg": oldMarker})))
+	if err != nil {
+		return false, fmt.Errorf("close claim %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// IsClaimMarker reports whether a trigger_msg is one of our claim markers.
+func IsClaimMarker(msg string) bool {
+	return strings.HasPrefix(msg, ClaimPrefix) || strings.HasPrefix(msg, DispatchPrefix)
+}
