@@ -111,4 +111,3 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 	require.Equal(t, total, len(ex.Triggers()))
 	t.Logf("%d fires sent, %d skipped or uncertain", total, db.Count(t, "xxl_job_log", "trigger_code = 500"))
 }
-
