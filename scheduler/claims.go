@@ -150,6 +150,7 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 		if err := s.store.DeleteRegistryRow(ctx, h.ID); err != nil {
 			return nil, err
 		}
+		s.metrics.prom.takenOver.Add(float64(len(items)))
 		if len(claims) > 0 {
 			s.log.Warn("took over the read-ahead fires of a stopped admin", "admin", h.Instance, "claims", len(claims), "dispatching", len(items))
 		}
@@ -201,7 +202,7 @@ func (s *Scheduler) adopt(ctx context.Context, dead string, claims []schema.Clai
 		if _, err := s.store.FailClaim(ctx, c.LogID, c.Marker, msg, true); err != nil {
 			return nil, err
 		}
-		s.metrics.misfires.Add(1)
+		s.metrics.misfire()
 	}
 	return out, nil
 }

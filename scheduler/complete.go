@@ -31,7 +31,7 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 		if _, err := s.complete(ctx, it.LogID, it.HandleCode, msg, appendMsg); err != nil {
 			return err
 		}
-		s.metrics.callbacks.Add(1)
+		s.metrics.callback()
 	}
 	return nil
 }

@@ -3,9 +3,12 @@ package scheduler
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics are the scheduler's counters; the /metrics endpoint exports them.
+// metrics are the scheduler's counters: atomics for Stats (tests, the benchmark) and
+// Prometheus collectors for /metrics.
 type metrics struct {
 	scans         atomic.Int64
 	triggersOK    atomic.Int64
@@ -16,18 +19,76 @@ type metrics struct {
 	skewSumMs     atomic.Int64
 	skewMaxMs     atomic.Int64
 	skewCount     atomic.Int64
+
+	prom *promMetrics
+}
+
+type promMetrics struct {
+	triggers   *prometheus.CounterVec
+	skew       prometheus.Histogram
+	scanDur    prometheus.Histogram
+	scanJobs   prometheus.Histogram
+	lockWait   prometheus.Histogram
+	callbacks  prometheus.Counter
+	misfires   prometheus.Counter
+	dbErrors   *prometheus.CounterVec
+	executors  *prometheus.GaugeVec
+	ringSize   prometheus.GaugeFunc
+	execCall   *prometheus.HistogramVec
+	takenOver  prometheus.Counter
+	registered bool
+}
+
+func newPromMetrics(s *Scheduler) *promMetrics {
+	buckets := []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+	return &promMetrics{
+		triggers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xxl_admin_triggers_total",
+			Help: "Triggers sent to executors, by result (ok: the executor accepted the run)."}, []string{"result"}),
+		skew: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "xxl_admin_trigger_skew_seconds",
+			Help: "Dispatch time minus planned fire time of scheduled fires.", Buckets: buckets}),
+		scanDur: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "xxl_admin_scan_duration_seconds",
+			Help: "Duration of one scan transaction, lock wait included.", Buckets: buckets}),
+		scanJobs: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "xxl_admin_scan_jobs",
+			Help: "Jobs read ahead per scan.", Buckets: prometheus.ExponentialBuckets(1, 4, 9)}),
+		lockWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "xxl_admin_lock_wait_seconds",
+			Help: "Time waited for the schedule_lock row.", Buckets: buckets}),
+		callbacks: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_callbacks_total",
+			Help: "Execution results received from executors."}),
+		misfires: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_misfires_total",
+			Help: "Fires missed by more than the 5 s window."}),
+		dbErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xxl_admin_db_errors_total",
+			Help: "Database errors by loop."}, []string{"loop"}),
+		executors: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "xxl_admin_registered_executors",
+			Help: "Live executor addresses per auto-registered group (app name)."}, []string{"app"}),
+		ringSize: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xxl_admin_ring_fires",
+			Help: "Read-ahead fires waiting in the time ring."}, func() float64 { return float64(s.ring.size()) }),
+		execCall: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "xxl_admin_executor_call_seconds",
+			Help: "Latency of calls to executors by endpoint.", Buckets: buckets}, []string{"endpoint"}),
+		takenOver: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_claims_taken_over_total",
+			Help: "Read-ahead fires of stopped admins taken over by this one."}),
+	}
+}
+
+// Collectors returns the Prometheus collectors of this scheduler, to register once.
+func (s *Scheduler) Collectors() []prometheus.Collector {
+	p := s.metrics.prom
+	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
+		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver}
 }
 
 func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {
 	if ok {
 		m.triggersOK.Add(1)
+		m.prom.triggers.WithLabelValues("ok").Inc()
 	} else {
 		m.triggersFail.Add(1)
+		m.prom.triggers.WithLabelValues("fail").Inc()
 	}
 	if plannedMs <= 0 {
 		return
 	}
 	skew := now.UnixMilli() - plannedMs
+	m.prom.skew.Observe(float64(skew) / 1000)
 	m.skewSumMs.Add(skew)
 	m.skewCount.Add(1)
 	for {
@@ -37,6 +98,18 @@ func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {
 		}
 	}
 }
+
+func (m *metrics) misfire() {
+	m.misfires.Add(1)
+	m.prom.misfires.Inc()
+}
+
+func (m *metrics) callback() {
+	m.callbacks.Add(1)
+	m.prom.callbacks.Inc()
+}
+
+func (m *metrics) dbError(loop string) { m.prom.dbErrors.WithLabelValues(loop).Inc() }
 
 // Stats is a snapshot of the scheduler's counters.
 type Stats struct {

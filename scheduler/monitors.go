@@ -50,7 +50,7 @@ func (s *Scheduler) every(name, spec string, fn func(context.Context) error) {
 	s.wgMon.Add(1)
 	go func() {
 		defer s.wgMon.Done()
-		var down outage
+		down := outage{m: &s.metrics}
 		for {
 			if err := fn(s.runCtx); err != nil {
 				down.fail(s.log, name, err)
@@ -94,6 +94,7 @@ func (s *Scheduler) RegistryMonitorOnce(ctx context.Context) error {
 	}
 	for _, g := range groups {
 		list := byApp[g.AppName]
+		s.metrics.prom.executors.WithLabelValues(g.AppName).Set(float64(len(list)))
 		sort.Strings(list)
 		if err := s.store.SetGroupAddresses(ctx, g.ID, strings.Join(list, ","), now); err != nil {
 			return err

@@ -18,7 +18,7 @@ func (s *Scheduler) scanLoop() {
 	if !clock.Sleep(s.clock, time.Duration(PreReadMs-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 		return
 	}
-	var down outage
+	down := outage{m: &s.metrics}
 	backoff := time.Second
 	for {
 		select {
@@ -68,9 +68,12 @@ func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
 func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	var p plan
 	var found bool
+	scanStart := time.Now()
 	err := s.store.InTx(ctx, func(ctx context.Context) error {
 		p, found = plan{}, false
+		lockStart := time.Now()
 		locked, err := s.store.LockSchedule(ctx)
+		s.metrics.prom.lockWait.Observe(time.Since(lockStart).Seconds())
 		if err != nil {
 			return err
 		}
@@ -107,6 +110,8 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	s.metrics.scans.Add(1)
+	s.metrics.prom.scanDur.Observe(time.Since(scanStart).Seconds())
+	s.metrics.prom.scanJobs.Observe(float64(len(p.fires)))
 	nowMs := s.clock.Now().UnixMilli()
 	var now []ringItem
 	for _, it := range p.fires {
@@ -140,7 +145,7 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 	}
 	switch {
 	case nowMs > job.TriggerNextTime+PreReadMs: // (A) missed by more than the window
-		s.metrics.misfires.Add(1)
+		s.metrics.misfire()
 		if job.MisfireStrategy == "FIRE_ONCE_NOW" {
 			p.add(job, job.TriggerNextTime, TriggerMisfire, true)
 		}

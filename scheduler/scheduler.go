@@ -112,6 +112,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		adminIP: cfg.AdminIP, p3: cfg.P3, instance: newInstanceID(),
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
+	s.metrics.prom = newPromMetrics(s)
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
@@ -260,9 +261,13 @@ func localIP() string {
 type outage struct {
 	mu   sync.Mutex
 	down bool
+	m    *metrics
 }
 
 func (o *outage) fail(log *slog.Logger, loop string, err error) {
+	if o.m != nil {
+		o.m.dbError(loop)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.down {

@@ -202,7 +202,9 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	}
 	if address != "" {
 		target.Address = address
+		callStart := time.Now()
 		c, m := s.exec.Run(ctx, target, param)
+		s.metrics.prom.execCall.WithLabelValues("run").Observe(time.Since(callStart).Seconds())
 		code, haveMsg = c, true
 		msg = fmt.Sprintf("%s：<br>address：%s<br>code：%d<br>msg：%s", s.msgs.T("jobconf_trigger_run"), address, c, nullText(m))
 	}

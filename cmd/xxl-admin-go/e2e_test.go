@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,4 +221,16 @@ func endToEnd(t *testing.T, startExecutor func(t *testing.T, admin, app, token s
 		retries = append(retries, r)
 	}
 	require.Equal(t, []int{2, 1, 0}, retries)
+
+	// The same run seen through /metrics (Prometheus text format).
+	resp, err := http.Get(strings.TrimSuffix(admin, "/xxl-job-admin") + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, m := range []string{`xxl_admin_triggers_total{result="ok"}`, "xxl_admin_trigger_skew_seconds_bucket", "xxl_admin_scan_duration_seconds_count",
+		`xxl_admin_registered_executors{app="e2e-app"} 1`, "xxl_admin_callbacks_total", "xxl_admin_executor_call_seconds_bucket{endpoint=\"run\"", "process_resident_memory_bytes"} {
+		require.Contains(t, string(body), m)
+	}
 }
