@@ -91,12 +91,52 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 	for _, id := range won {
 		ok[id] = true
 	}
+	reqs := make([]TriggerRequest, 0, len(won))
 	for _, it := range items {
 		if !ok[it.LogID] {
 			s.log.Warn("fire taken over by another admin, not sent", "job_id", it.JobID, "log_id", it.LogID)
 			continue
 		}
-		s.Submit(TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID})
+		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID})
+	}
+	s.preload(ctx, reqs)
+	for _, r := range reqs {
+		s.Submit(r)
+	}
+}
+
+// preload reads the jobs and groups of a tick's fires in one statement each, fresh
+// from the database so console edits are seen. On error the triggers load their own.
+func (s *Scheduler) preload(ctx context.Context, reqs []TriggerRequest) {
+	if len(reqs) < 2 {
+		return
+	}
+	ids := make([]int, 0, len(reqs))
+	for _, r := range reqs {
+		ids = append(ids, r.JobID)
+	}
+	jobs, err := s.store.LoadJobs(ctx, ids)
+	if err != nil {
+		return
+	}
+	gids := make([]int, 0, len(jobs))
+	for _, j := range jobs {
+		gids = append(gids, j.JobGroup)
+	}
+	groups, err := s.store.LoadGroups(ctx, gids)
+	if err != nil {
+		return
+	}
+	for i := range reqs {
+		j, ok := jobs[reqs[i].JobID]
+		if !ok {
+			continue // deleted: the trigger finds out and closes the claim
+		}
+		reqs[i].job = &j
+		reqs[i].groupLoaded = true
+		if g, ok := groups[j.JobGroup]; ok {
+			reqs[i].group = &g
+		}
 	}
 }
 

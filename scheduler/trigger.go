@@ -46,6 +46,12 @@ type TriggerRequest struct {
 	// ClaimLogID is the claim row the scan wrote for this fire; the trigger uses it as
 	// its (first) log row instead of inserting one.
 	ClaimLogID int64
+
+	// job and group, when set, were loaded for a whole ring tick in one statement each;
+	// a nil group with groupLoaded means the group does not exist.
+	job         *schema.Job
+	group       *schema.Group
+	groupLoaded bool
 }
 
 // Executor is how the scheduler calls executors. compat/executor implements it over
@@ -73,7 +79,13 @@ var blockStrategies = map[string]bool{"SERIAL_EXECUTION": true, "DISCARD_LATER":
 // Trigger runs one trigger request now on the calling goroutine: it loads the job and
 // its group, inserts one log row per shard, calls the executor and records the outcome.
 func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
-	job, err := s.store.LoadJob(ctx, req.JobID)
+	var job schema.Job
+	var err error
+	if req.job != nil {
+		job = *req.job
+	} else {
+		job, err = s.store.LoadJob(ctx, req.JobID)
+	}
 	if errors.Is(err, schema.ErrNotFound) {
 		s.log.Warn("trigger skipped, job not found", "job_id", req.JobID, "type", req.Type)
 		if req.ClaimLogID > 0 {
@@ -92,7 +104,15 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 	if req.FailRetryCount >= 0 {
 		retry = req.FailRetryCount
 	}
-	group, err := s.store.LoadGroup(ctx, job.JobGroup)
+	var group schema.Group
+	switch {
+	case req.group != nil:
+		group = *req.group
+	case req.groupLoaded:
+		err = schema.ErrNotFound
+	default:
+		group, err = s.store.LoadGroup(ctx, job.JobGroup)
+	}
 	groupMissing := errors.Is(err, schema.ErrNotFound)
 	if err != nil && !groupMissing {
 		return err

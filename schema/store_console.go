@@ -423,3 +423,29 @@ func (s *Store) count(ctx context.Context, b sq.SelectBuilder) (int, error) {
 	}
 	return n, nil
 }
+
+// UpdateJobForm writes the columns the console's job form edits (schema.md §6.7,
+// minus GLUE fields), and trigger_next_time when next is not nil. Leaving the fire
+// times alone otherwise means an edit never writes back a next time the scan has
+// moved on from meanwhile (which would fire the job twice).
+func (s *Store) UpdateJobForm(ctx context.Context, j Job, next *int64) error {
+	b := s.sb.Update("xxl_job_info").SetMap(map[string]any{
+		"job_group": j.JobGroup, s.layout.JobDescCol: j.JobDesc, "author": j.Author, "alarm_email": j.AlarmEmail,
+		"schedule_type": j.ScheduleType, "schedule_conf": j.ScheduleConf, "misfire_strategy": j.MisfireStrategy,
+		"executor_route_strategy": j.ExecutorRouteStrategy, "executor_handler": j.ExecutorHandler,
+		"executor_param": j.ExecutorParam, "executor_block_strategy": j.ExecutorBlockStrategy,
+		"executor_timeout": j.ExecutorTimeout, "executor_fail_retry_count": j.ExecutorFailRetryCount,
+		"child_jobid": j.ChildJobID, "update_time": nullTime(j.UpdateTime),
+	})
+	if next != nil {
+		b = b.Set("trigger_next_time", *next)
+	}
+	n, err := affected(s.exec(ctx, b.Where(sq.Eq{"id": j.ID})))
+	if err != nil {
+		return fmt.Errorf("update job %d: %w", j.ID, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -128,3 +128,23 @@ func (s *Store) GroupTokens(ctx context.Context) (map[string]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// LoadGroups reads several groups in one statement, keyed by id.
+func (s *Store) LoadGroups(ctx context.Context, ids []int) (map[int]Group, error) {
+	out := make(map[int]Group, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select(s.grpCols...).From("xxl_job_group").Where(sq.Eq{"id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("load groups: %w", err)
+	}
+	gs, err := s.scanGroups(rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gs {
+		out[g.ID] = g
+	}
+	return out, nil
+}

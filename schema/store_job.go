@@ -261,3 +261,23 @@ func (s *Store) CountJobsInGroup(ctx context.Context, group int) (int, error) {
 	}
 	return n, nil
 }
+
+// LoadJobs reads several jobs in one statement, keyed by id; missing ids are absent.
+func (s *Store) LoadJobs(ctx context.Context, ids []int) (map[int]Job, error) {
+	out := make(map[int]Job, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").Where(sq.Eq{"id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("load jobs: %w", err)
+	}
+	jobs, err := s.scanJobs(rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		out[j.ID] = j
+	}
+	return out, nil
+}

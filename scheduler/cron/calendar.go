@@ -2,7 +2,7 @@ package cron
 
 import "time"
 
-// Calendar field indexes, in the order Quartz touches them.
+// The calendar fields Quartz reads and writes.
 const (
 	fSecond = iota
 	fMinute
@@ -30,6 +30,21 @@ type calendar struct {
 	dow   int   // DAY_OF_WEEK, 1 = Sunday, valid when !dirty
 }
 
+// calendarState is everything that determines a calendar's future.
+type calendarState struct {
+	f     [numFields]int
+	dirty bool
+	utc   int64
+}
+
+func (c *calendar) state() calendarState {
+	s := calendarState{f: c.f, dirty: c.dirty}
+	if !c.dirty {
+		s.utc = c.utc
+	}
+	return s
+}
+
 // setTime is Calendar.setTime for a whole second.
 func (c *calendar) setTime(utc int64) {
 	c.utc = utc
@@ -55,8 +70,8 @@ func (c *calendar) dayOfWeek() int {
 	return c.dow
 }
 
-// time is Calendar.getTime (whole seconds; the millisecond field stays 0 for
-// every calendar Quartz reads the result of).
+// time is Calendar.getTime in whole seconds; where Quartz's calendar carries
+// milliseconds the caller accounts for them.
 func (c *calendar) time() int64 {
 	c.complete()
 	return c.utc
@@ -135,6 +150,8 @@ type zone struct {
 const (
 	minInt64 = -1 << 63
 	maxInt64 = 1<<63 - 1
+	// maxOffset bounds every UTC offset, in seconds (Java allows ±18h).
+	maxOffset = 18 * 3600
 	// y2038 is 2038-01-01T00:00:00Z, where Java's transition tables end.
 	y2038 = 2145916800
 )
@@ -188,7 +205,9 @@ func (z *zone) wallToUTC(w int64) int64 {
 			u = s - 1
 			continue
 		}
-		if e != maxInt64 {
+		// Offsets stay within ±18h, so the next period can only have begun
+		// (in wall time) if w is near its start; skip the lookup otherwise.
+		if e != maxInt64 && w >= e-maxOffset {
 			if next := z.offsetAt(e); e+next <= w {
 				u = e
 				continue

@@ -1,9 +1,9 @@
-// Package cron parses and evaluates cron expressions exactly as the Java
-// XXL-JOB admin does, by porting Quartz's CronExpression (2.5.2, and 2.3.1).
+// Package cron evaluates Quartz cron expressions exactly as the Java XXL-JOB
+// admin does: a port of Quartz's CronExpression (2.5.2, and the 2.3.1 dialect).
 //
-// Faithfulness matters more than tidiness here: jobs created against the Java
-// admin must keep their validity and fire at the same instants, including
-// Quartz's quirks and java.util.GregorianCalendar's DST behaviour.
+// Faithfulness beats tidiness here: jobs created against the Java admin keep
+// their validity and fire at the same instants, Quartz's quirks and
+// java.util.GregorianCalendar's DST behaviour included.
 package cron
 
 import (
@@ -84,7 +84,10 @@ func Parse(expr string) (*Expression, error) { return ParseDialect(expr, Quartz2
 func ParseDialect(expr string, d Dialect) (*Expression, error) {
 	p := parser{d: d, e: newExpression(expr, d)}
 	if err := p.buildExpression(javaUpper(expr)); err != nil {
-		pe := err.(*ParseError)
+		pe, ok := err.(*ParseError)
+		if !ok { // buildExpression wraps everything; keep the contract anyway
+			pe = &ParseError{Msg: err.Error()}
+		}
 		pe.Expr = expr
 		return nil, pe
 	}
@@ -100,10 +103,11 @@ func Validate(expr string) error {
 // String returns the expression as it was given.
 func (e *Expression) String() string { return e.expr }
 
-// Next returns the first time matching e that is strictly after after,
-// floored to whole seconds (Quartz's getNextValidTimeAfter), evaluated in
-// loc; nil loc means time.Local, as Java uses the JVM's default zone. ok is
-// false when nothing matches before Quartz's year limit. The result is in loc.
+// Next is Quartz's getNextValidTimeAfter: the first whole second matching e
+// that is later than after truncated to the second, evaluated in loc (nil
+// means time.Local, as Java uses the JVM's default zone). The result is in
+// loc. ok is false when nothing matches before Quartz's year limit (the
+// current year + 100), or where Quartz would throw or never return.
 func (e *Expression) Next(after time.Time, loc *time.Location) (next time.Time, ok bool) {
 	if loc == nil {
 		loc = time.Local

@@ -8,8 +8,10 @@ import "time"
 // "cleaner" rewrite would drift from the Java admin around DST changes,
 // short months and Quartz's known quirks.
 
-// maxIterations stops expressions that would make Quartz loop for ever (none
-// is known; legitimate searches need a few thousand steps at most).
+// maxIterations is a backstop for searches on which Quartz would never
+// return; those seen so far cycle and are caught by the cycle check in
+// timeAfter long before. Searches that end need a few tens of thousands of
+// steps at most.
 const maxIterations = 1 << 20
 
 // javaNowMillis stands for the milliseconds of the wall clock at the moment
@@ -36,7 +38,21 @@ func (e *Expression) timeAfter(afterMs int64, loc *time.Location) (int64, bool) 
 	dayOfMSpec := !e.daysOfMonth.contains(noSpec)
 	dayOfWSpec := !e.daysOfWeek.contains(noSpec)
 
-	for range maxIterations {
+	// Quartz 2.3.1 spins for ever on some 'W' days in zones whose DST
+	// changes at midnight. The loop's only state is the calendar, so a
+	// repeated state means such a cycle: Brent's cycle detection finds it
+	// at the cost of one comparison a step.
+	var seen calendarState
+	power, lam := 1, 0
+	for i := range maxIterations {
+		if cur := cl.state(); i == 0 {
+			seen = cur
+		} else if cur == seen {
+			return 0, false
+		} else if lam++; lam == power {
+			seen, power, lam = cur, power*2, 0
+		}
+
 		if cl.get(fYear) > 2999 { // Quartz's guard against endless loops
 			return 0, false
 		}

@@ -1,0 +1,456 @@
+package manage
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cron"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Enumerations accepted by the job form (admin-http.md §8).
+var (
+	scheduleTypes = map[string]bool{"NONE": true, "CRON": true, "FIX_RATE": true}
+	misfires      = map[string]bool{"DO_NOTHING": true, "FIRE_ONCE_NOW": true}
+	blocks        = map[string]bool{"SERIAL_EXECUTION": true, "DISCARD_LATER": true, "COVER_EARLY": true}
+	glueTypes24   = []string{"BEAN", "GLUE_GROOVY", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_PHP", "GLUE_NODEJS", "GLUE_POWERSHELL"}
+)
+
+// GlueTypes lists the GLUE types of the database's line: 3.2.0 added GLUE_PYTHON2,
+// which 2.x executors do not know.
+func (s *Service) GlueTypes() []string {
+	if s.layout.UserToken {
+		return append(append([]string{}, glueTypes24...), "GLUE_PYTHON2")
+	}
+	return glueTypes24
+}
+
+func (s *Service) glueTypeValid(t string) bool {
+	for _, g := range s.GlueTypes() {
+		if g == t {
+			return true
+		}
+	}
+	return false
+}
+
+// JobInput is the job form: the properties of §7.1 a client may post.
+type JobInput struct {
+	ID                     int
+	JobGroup               int
+	JobDesc                string
+	Author                 string
+	AlarmEmail             string
+	ScheduleType           string
+	ScheduleConf           string
+	MisfireStrategy        string
+	ExecutorRouteStrategy  string
+	ExecutorHandler        string
+	ExecutorParam          string
+	ExecutorBlockStrategy  string
+	ExecutorTimeout        int
+	ExecutorFailRetryCount int
+	GlueType               string
+	GlueSource             string
+	GlueRemark             string
+	ChildJobID             string
+	// TriggerStatus 1 on create starts the job at once (the 2.x "add running" trick).
+	TriggerStatus int
+}
+
+// JobQuery filters the job list.
+type JobQuery struct {
+	JobGroup      int // <= 0: every group the user may see
+	TriggerStatus int // -1: any
+	JobDesc       string
+	Handler       string
+	Author        string
+}
+
+// ListJobs returns a page of jobs the user may see. A normal user asking for all
+// groups gets the jobs of the groups of their permission list only.
+func (s *Service) ListJobs(ctx context.Context, p Principal, q JobQuery, offset, limit int) ([]schema.Job, int, error) {
+	f := schema.JobFilter{JobGroup: q.JobGroup, TriggerStatus: q.TriggerStatus, JobDesc: q.JobDesc, Handler: q.Handler, Author: q.Author}
+	if q.JobGroup > 0 {
+		if !p.CanGroup(q.JobGroup) {
+			return nil, 0, s.errDenied()
+		}
+		return s.store.ListJobs(ctx, f, offset, limit)
+	}
+	if p.Admin() {
+		return s.store.ListJobs(ctx, f, offset, limit)
+	}
+	return s.store.ListJobsIn(ctx, p.Groups(), f, offset, limit)
+}
+
+// JobsOfGroup lists every job of a group (the 2.x log page's job selector).
+func (s *Service) JobsOfGroup(ctx context.Context, p Principal, group int) ([]schema.Job, error) {
+	if !p.CanGroup(group) {
+		return nil, s.errDenied()
+	}
+	return s.store.JobsOfGroup(ctx, group)
+}
+
+// validateJob applies the form checks shared by create and update, in upstream's
+// order (admin-http.md §5.2.3), and normalises the input.
+func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, create bool) error {
+	if _, err := s.store.LoadGroup(ctx, in.JobGroup); err != nil {
+		if errors.Is(err, schema.ErrNotFound) {
+			if create {
+				return s.errChoose("jobgroup")
+			}
+			return s.errInvalid("jobgroup")
+		}
+		return err
+	}
+	if javaBlank(in.JobDesc) {
+		return s.errInput("jobdesc")
+	}
+	if javaBlank(in.Author) {
+		return s.errInput("author")
+	}
+	if !scheduleTypes[in.ScheduleType] {
+		return s.errInvalid("schedule_type")
+	}
+	switch in.ScheduleType {
+	case "CRON":
+		if cron.Validate(in.ScheduleConf) != nil {
+			return s.errInvalid("cron")
+		}
+	case "FIX_RATE":
+		n, err := strconv.ParseInt(in.ScheduleConf, 10, 32)
+		if err != nil || n < 1 {
+			return s.errInvalid("fix_rate")
+		}
+	}
+	if create {
+		if !s.glueTypeValid(in.GlueType) {
+			return s.errInvalid("glue_type")
+		}
+		if in.GlueType != "BEAN" && !p.Admin() {
+			return s.fail(Denied, "console_glue_admin_only")
+		}
+		if in.GlueType == "GLUE_SHELL" {
+			in.GlueSource = strings.ReplaceAll(in.GlueSource, "\r", "")
+		}
+		if in.GlueType == "BEAN" && !p.Admin() {
+			in.GlueSource = "" // never runs for BEAN; a normal user stores no code at all
+		}
+	}
+	in.ExecutorHandler = strings.TrimSpace(in.ExecutorHandler)
+	if in.GlueType == "BEAN" && in.ExecutorHandler == "" {
+		return s.errInput("handler")
+	}
+	// Defaults where a script leaves a strategy out; upstream refuses the job instead.
+	if in.ExecutorRouteStrategy == "" {
+		in.ExecutorRouteStrategy = route.First
+	}
+	if in.MisfireStrategy == "" {
+		in.MisfireStrategy = "DO_NOTHING"
+	}
+	if in.ExecutorBlockStrategy == "" {
+		in.ExecutorBlockStrategy = "SERIAL_EXECUTION"
+	}
+	if !route.Valid(in.ExecutorRouteStrategy) {
+		return s.errInvalid("route")
+	}
+	if !misfires[in.MisfireStrategy] {
+		return s.errInvalid("misfire")
+	}
+	if !blocks[in.ExecutorBlockStrategy] {
+		return s.errInvalid("block")
+	}
+	if in.ExecutorTimeout < 0 {
+		return s.fail(Invalid, "console_not_negative", s.field("timeout"))
+	}
+	if in.ExecutorFailRetryCount < 0 {
+		return s.fail(Invalid, "console_not_negative", s.field("retry"))
+	}
+	for _, c := range []struct {
+		field, v string
+		max      int
+	}{
+		{"jobdesc", in.JobDesc, 255}, {"author", in.Author, 64}, {"alarm_email", in.AlarmEmail, 255},
+		{"cron", in.ScheduleConf, 128}, {"handler", in.ExecutorHandler, 255}, {"child", in.ChildJobID, 255},
+		{"glue_remark", in.GlueRemark, 128}, {"param", in.ExecutorParam, s.paramMax()},
+	} {
+		if err := s.checkLen(c.field, c.v, c.max); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(in.ChildJobID) != "" {
+		for _, item := range strings.Split(in.ChildJobID, ",") {
+			id, err := strconv.Atoi(item)
+			if err != nil {
+				return s.fail(Invalid, "console_invalid", s.field("child")+"("+item+")")
+			}
+			if !create && id == in.ID {
+				return s.fail(Invalid, "console_child_self")
+			}
+			child, err := s.store.LoadJob(ctx, id)
+			if errors.Is(err, schema.ErrNotFound) {
+				return s.fail(NotFound, "console_not_found", s.field("child")+"("+item+")")
+			}
+			if err != nil {
+				return err
+			}
+			if !p.CanGroup(child.JobGroup) {
+				return s.errDenied()
+			}
+		}
+	}
+	return nil
+}
+
+// paramMax is the size of executor_param: varchar(512) on 2.x, TEXT from 3.4.
+func (s *Service) paramMax() int {
+	if s.layout.Name == schema.Layout24 {
+		return 512
+	}
+	return 65535 / 4
+}
+
+// AddJob validates and creates a job and returns its id. With TriggerStatus 1 the job
+// is started in the same transaction, its first fire time computed as start does.
+func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, error) {
+	if !p.CanGroup(in.JobGroup) {
+		return 0, s.errDenied()
+	}
+	if err := s.validateJob(ctx, p, &in, true); err != nil {
+		return 0, err
+	}
+	now := s.clk.Now()
+	job := schema.Job{
+		JobGroup: in.JobGroup, JobDesc: in.JobDesc, AddTime: now, UpdateTime: now, Author: in.Author,
+		AlarmEmail: in.AlarmEmail, ScheduleType: in.ScheduleType, ScheduleConf: in.ScheduleConf,
+		MisfireStrategy: in.MisfireStrategy, ExecutorRouteStrategy: in.ExecutorRouteStrategy,
+		ExecutorHandler: in.ExecutorHandler, ExecutorParam: in.ExecutorParam,
+		ExecutorBlockStrategy: in.ExecutorBlockStrategy, ExecutorTimeout: in.ExecutorTimeout,
+		ExecutorFailRetryCount: in.ExecutorFailRetryCount, GlueType: in.GlueType, GlueSource: in.GlueSource,
+		GlueRemark: in.GlueRemark, GlueUpdatetime: now, ChildJobID: in.ChildJobID,
+	}
+	if in.TriggerStatus == 1 {
+		if err := s.checkStartable(job); err != nil {
+			return 0, err
+		}
+	}
+	var id int
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if id, err = s.store.InsertJob(ctx, job); err != nil {
+			return err
+		}
+		if in.TriggerStatus == 1 {
+			return s.startErr(s.sched.StartJob(ctx, id))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.log.Info("job created", "job_id", id, "group", in.JobGroup, "user", p.User.Username, "running", in.TriggerStatus == 1)
+	return id, nil
+}
+
+// checkStartable refuses a schedule that cannot run: NONE, an invalid configuration,
+// or one without a fire time after now + 5 s (where start computes the first one).
+func (s *Service) checkStartable(job schema.Job) error {
+	if job.ScheduleType != "CRON" && job.ScheduleType != "FIX_RATE" {
+		return s.fail(Invalid, "console_start_none")
+	}
+	_, ok, err := s.sched.NextFireTime(job, s.clk.Now().Add(scheduler.PreReadMs*time.Millisecond))
+	if err != nil {
+		return s.errInvalid("schedule_type")
+	}
+	if !ok {
+		return s.fail(Invalid, "console_no_fire_time")
+	}
+	return nil
+}
+
+// startErr maps the scheduler's refusal (a fire time that vanished between the check
+// and the start) to a message; other errors are internal.
+func (s *Service) startErr(err error) error {
+	if errors.Is(err, scheduler.ErrNoFireTime) {
+		return s.fail(Invalid, "console_no_fire_time")
+	}
+	return err
+}
+
+// loadJob reads a job for an operation on it, checking the user's permission on the
+// group it is stored in.
+func (s *Service) loadJob(ctx context.Context, p Principal, id int) (schema.Job, error) {
+	job, err := s.store.LoadJob(ctx, id)
+	if errors.Is(err, schema.ErrNotFound) {
+		return schema.Job{}, s.errNotFound("job_id")
+	}
+	if err != nil {
+		return schema.Job{}, err
+	}
+	if !p.CanGroup(job.JobGroup) {
+		return schema.Job{}, s.errDenied()
+	}
+	return job, nil
+}
+
+// UpdateJob validates and applies the job form. GLUE type and source are not changed
+// here (only through SaveGlue). The user needs permission on both the job's current
+// group and the posted one, so nobody can take over another group's job.
+func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error {
+	if !p.CanGroup(in.JobGroup) {
+		return s.errDenied()
+	}
+	old, err := s.loadJob(ctx, p, in.ID)
+	if err != nil {
+		return err
+	}
+	in.GlueType = old.GlueType
+	if err := s.validateJob(ctx, p, &in, false); err != nil {
+		return err
+	}
+	var next *int64
+	if old.TriggerStatus == 1 && (old.ScheduleType != in.ScheduleType || old.ScheduleConf != in.ScheduleConf) {
+		probe := old
+		probe.ScheduleType, probe.ScheduleConf = in.ScheduleType, in.ScheduleConf
+		t, ok, err := s.sched.NextFireTime(probe, s.clk.Now().Add(scheduler.PreReadMs*time.Millisecond))
+		if err != nil || !ok {
+			return s.errInvalid("schedule_type")
+		}
+		ms := t.UnixMilli()
+		next = &ms
+	}
+	upd := old
+	upd.JobGroup, upd.JobDesc, upd.Author, upd.AlarmEmail = in.JobGroup, in.JobDesc, in.Author, in.AlarmEmail
+	upd.ScheduleType, upd.ScheduleConf, upd.MisfireStrategy = in.ScheduleType, in.ScheduleConf, in.MisfireStrategy
+	upd.ExecutorRouteStrategy, upd.ExecutorHandler, upd.ExecutorParam = in.ExecutorRouteStrategy, in.ExecutorHandler, in.ExecutorParam
+	upd.ExecutorBlockStrategy, upd.ExecutorTimeout, upd.ExecutorFailRetryCount = in.ExecutorBlockStrategy, in.ExecutorTimeout, in.ExecutorFailRetryCount
+	upd.ChildJobID, upd.UpdateTime = in.ChildJobID, s.clk.Now()
+	if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
+		if errors.Is(err, schema.ErrNotFound) {
+			return s.errNotFound("job_id")
+		}
+		return err
+	}
+	return nil
+}
+
+// RemoveJob deletes a job with its logs and GLUE history; an unknown id is success.
+func (s *Service) RemoveJob(ctx context.Context, p Principal, id int) error {
+	job, err := s.loadJob(ctx, p, id)
+	if IsKind(err, NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteJob(ctx, id); err != nil {
+		return err
+	}
+	s.log.Info("job deleted", "job_id", id, "group", job.JobGroup, "user", p.User.Username)
+	return nil
+}
+
+// StartJob sets a job running.
+func (s *Service) StartJob(ctx context.Context, p Principal, id int) error {
+	job, err := s.loadJob(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	if err := s.checkStartable(job); err != nil {
+		return err
+	}
+	return s.startErr(s.sched.StartJob(ctx, id))
+}
+
+// StopJob stops a job.
+func (s *Service) StopJob(ctx context.Context, p Principal, id int) error {
+	if _, err := s.loadJob(ctx, p, id); err != nil {
+		return err
+	}
+	return s.sched.StopJob(ctx, id)
+}
+
+// TriggerJob fires a job once (MANUAL). executorParam replaces the job's parameter
+// ("" when absent, as upstream); addressList, when not blank, replaces the group's
+// addresses. Normal users may only name addresses the job's group already has, so the
+// access token is never sent to an address a user typed; administrators, who can set
+// any manual address on a group anyway, may name any http(s) address.
+//
+// The trigger runs before the answer (it is not cancelled with the request), so the
+// log row exists when the client asks for the log list next.
+func (s *Service) TriggerJob(ctx context.Context, p Principal, id int, executorParam, addressList string) error {
+	job, err := s.loadJob(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	if !javaBlank(addressList) {
+		if err := s.checkTriggerAddresses(ctx, p, job, addressList); err != nil {
+			return err
+		}
+	}
+	param := executorParam
+	return s.sched.Trigger(context.WithoutCancel(ctx), scheduler.TriggerRequest{
+		JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
+	})
+}
+
+func (s *Service) checkTriggerAddresses(ctx context.Context, p Principal, job schema.Job, list string) error {
+	known := map[string]bool{}
+	if !p.Admin() {
+		g, err := s.store.LoadGroup(ctx, job.JobGroup)
+		if err != nil && !errors.Is(err, schema.ErrNotFound) {
+			return err
+		}
+		for _, a := range route.SplitAddressList(g.AddressList) {
+			known[normAddress(a)] = true
+		}
+	}
+	for _, a := range route.SplitAddressList(javaTrim(list)) {
+		if !httpURL(a) {
+			return s.fail(Invalid, "console_invalid", s.field("address_list")+"("+a+")")
+		}
+		if !p.Admin() && !known[normAddress(a)] {
+			return s.fail(Denied, "console_address_not_listed", a)
+		}
+	}
+	return nil
+}
+
+// normAddress compares addresses with and without a trailing slash as equal.
+func normAddress(a string) string { return strings.TrimRight(strings.TrimSpace(a), "/") }
+
+func httpURL(a string) bool {
+	u, err := url.Parse(strings.TrimSpace(a))
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
+}
+
+// NextFireTimes computes up to five fire times from now for a schedule (the form's
+// preview), in the service's zone. NONE yields none.
+func (s *Service) NextFireTimes(scheduleType, scheduleConf string) ([]time.Time, error) {
+	out := []time.Time{}
+	if scheduleType == "CRON" {
+		if err := cron.Validate(scheduleConf); err != nil {
+			return nil, &Error{Kind: Invalid, Msg: format(s.msgs.T("console_invalid"), s.field("schedule_type")) + ": " + err.Error()}
+		}
+	}
+	probe := schema.Job{ScheduleType: scheduleType, ScheduleConf: scheduleConf}
+	from := s.clk.Now()
+	for range 5 {
+		t, ok, err := s.sched.NextFireTime(probe, from)
+		if err != nil {
+			return nil, &Error{Kind: Invalid, Msg: format(s.msgs.T("console_invalid"), s.field("schedule_type")) + ": " + err.Error()}
+		}
+		if !ok {
+			break
+		}
+		out = append(out, t.In(s.loc))
+		from = t
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+// Package manage is the domain side of the web console: sign-in and sessions, the
+// permission rules, and the validated job, executor, log, GLUE and user operations the
+// console's handlers call. It never sees HTTP types.
+package manage
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Scheduler is what the console needs from the scheduling core; *scheduler.Scheduler
+// implements it.
+type Scheduler interface {
+	Trigger(ctx context.Context, req scheduler.TriggerRequest) error
+	StartJob(ctx context.Context, id int) error
+	StopJob(ctx context.Context, id int) error
+	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
+	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
+}
+
+// LogReader reads an execution's rolling log from its executor;
+// scheduler.HTTPExecutor implements it.
+type LogReader interface {
+	Log(ctx context.Context, t scheduler.Target, logDateTim, logID int64, from int) (protocol.LogResult, int, string)
+}
+
+// Config wires a Service.
+type Config struct {
+	Store     *schema.Store
+	Scheduler Scheduler
+	Logs      LogReader
+	// Clock is the time source; clock.Real when nil.
+	Clock clock.Clock
+	// Location is the zone of DATETIME columns and of dates shown and parsed (the
+	// database connection's zone); time.Local when nil.
+	Location *time.Location
+	// Lang selects the message texts (xxl.job.i18n).
+	Lang i18n.Lang
+	// P3 calls executors with the 3.5 protocol (group app name and token).
+	P3 bool
+	// LoginFailures is how many failed sign-ins per user name and per client address
+	// are allowed per LoginWindow before further attempts are refused; 10 when 0.
+	LoginFailures int
+	// LoginWindow is the rate-limit window; one minute when 0.
+	LoginWindow time.Duration
+	Logger      *slog.Logger
+}
+
+// Service carries out console operations. It is safe for concurrent use.
+type Service struct {
+	store  *schema.Store
+	layout schema.Layout
+	sched  Scheduler
+	logs   LogReader
+	clk    clock.Clock
+	loc    *time.Location
+	msgs   i18n.Bundle
+	p3     bool
+	log    *slog.Logger
+	limit  *limiter
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.LoginFailures <= 0 {
+		cfg.LoginFailures = 10
+	}
+	if cfg.LoginWindow <= 0 {
+		cfg.LoginWindow = time.Minute
+	}
+	return &Service{
+		store: cfg.Store, layout: cfg.Store.Layout(), sched: cfg.Scheduler, logs: cfg.Logs,
+		clk: cfg.Clock, loc: cfg.Location, msgs: i18n.For(cfg.Lang), p3: cfg.P3, log: cfg.Logger,
+		limit: newLimiter(cfg.LoginFailures, cfg.LoginWindow),
+	}
+}
+
+// Layout is the table layout of the database.
+func (s *Service) Layout() schema.Layout { return s.layout }
+
+// Location is the zone dates are shown and parsed in.
+func (s *Service) Location() *time.Location { return s.loc }
+
+// Now is the service clock's time.
+func (s *Service) Now() time.Time { return s.clk.Now() }
+
+// T returns a message text of the configured language.
+func (s *Service) T(key string) string { return s.msgs.T(key) }
+
+// Kind classifies an Error.
+type Kind int
+
+// Error kinds. Every kind is answered with a failure envelope carrying Msg; the kind
+// lets handlers and tests tell them apart.
+const (
+	// Invalid is bad input or a refused state change.
+	Invalid Kind = iota
+	// Denied is a permission failure.
+	Denied
+	// NotFound is a missing row the operation needs.
+	NotFound
+	// Limited is a refused sign-in after too many failures.
+	Limited
+	// Unauthenticated is a missing or invalid session.
+	Unauthenticated
+)
+
+// Error is an expected failure with a message for the user, in the configured
+// language. Anything else a Service returns is an internal (database) error.
+type Error struct {
+	Kind Kind
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// IsKind reports whether err is an *Error of kind k.
+func IsKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}
+
+func (s *Service) fail(k Kind, key string, args ...string) *Error {
+	return &Error{Kind: k, Msg: format(s.msgs.T(key), args...)}
+}
+
+// format fills {0}, {1}, … placeholders.
+func format(pattern string, args ...string) string {
+	for i, a := range args {
+		pattern = strings.ReplaceAll(pattern, "{"+strconv.Itoa(i)+"}", a)
+	}
+	return pattern
+}
+
+func (s *Service) field(name string) string { return s.msgs.T("console_f_" + name) }
+
+func (s *Service) errInput(field string) *Error {
+	return s.fail(Invalid, "console_input", s.field(field))
+}
+
+func (s *Service) errChoose(field string) *Error {
+	return s.fail(Invalid, "console_choose", s.field(field))
+}
+
+func (s *Service) errInvalid(field string) *Error {
+	return s.fail(Invalid, "console_invalid", s.field(field))
+}
+
+func (s *Service) errNotFound(field string) *Error {
+	return s.fail(NotFound, "console_not_found", s.field(field))
+}
+
+func (s *Service) errDenied() *Error { return s.fail(Denied, "console_denied") }
+
+func (s *Service) errAdminOnly() *Error { return s.fail(Denied, "console_admin_only") }
+
+// ErrInvalid builds the Invalid error handlers use for unreadable parameters, e.g.
+// a non-numeric id ("console_number" of field "id").
+func (s *Service) ErrInvalid(key, field string) *Error {
+	return s.fail(Invalid, key, s.field(field))
+}
+
+// checkLen refuses a value longer than max characters (the column's size), so the
+// user reads which field is too long instead of a database error.
+func (s *Service) checkLen(field, v string, max int) error {
+	if n := len([]rune(v)); n > max {
+		return s.fail(Invalid, "console_too_long", s.field(field), strconv.Itoa(max))
+	}
+	return nil
+}
+
+// javaBlank is Java's StringUtils.isBlank on trimmed text: empty after trimming
+// characters <= ' '.
+func javaBlank(v string) bool { return javaTrim(v) == "" }
+
+// javaTrim strips leading and trailing characters <= ' ', as String.trim.
+func javaTrim(v string) string {
+	return strings.TrimFunc(v, func(r rune) bool { return r <= ' ' })
+}
+
+// hasAngle reports '<' or '>', which names and addresses may not contain (they end up
+// in pages).
+func hasAngle(v string) bool { return strings.ContainsAny(v, "<>") }
