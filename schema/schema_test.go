@@ -242,3 +242,33 @@ func TestClearLogsAndDayCounts(t *testing.T) {
 	require.EqualValues(t, 2, n) // hours 6..9 were kept; 6 and 7 are <= 7h
 	require.Equal(t, 2, db.Count(t, "xxl_job_log", ""))
 }
+
+// The batched trigger-info update writes each row's own values, NULLs included.
+func TestUpdateLogTriggersBatch(t *testing.T) {
+	t.Parallel()
+	_, st := schematest.New(t, schema.Layout24)
+	ctx := context.Background()
+	var logs []schema.Log
+	for i := 0; i < 5; i++ {
+		id, err := st.InsertLog(ctx, 1, 1, time.Now())
+		require.NoError(t, err)
+		l := schema.Log{ID: id, TriggerTime: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), TriggerCode: 200 + i,
+			TriggerMsg: "msg ' \" \\ " + string(rune('a'+i)), ExecutorAddress: "http://e/" + string(rune('a'+i)),
+			ExecutorHandler: "h", ExecutorParam: "p", ExecutorFailRetryCount: i}
+		if i == 2 {
+			l.ExecutorAddress, l.ExecutorShardingParam = "", "1/3"
+		}
+		logs = append(logs, l)
+	}
+	require.NoError(t, st.UpdateLogTriggers(ctx, logs))
+	for _, want := range logs {
+		got, err := st.LoadLog(ctx, want.ID)
+		require.NoError(t, err)
+		require.Equal(t, want.TriggerCode, got.TriggerCode)
+		require.Equal(t, want.TriggerMsg, got.TriggerMsg)
+		require.Equal(t, want.ExecutorAddress, got.ExecutorAddress)
+		require.Equal(t, want.ExecutorShardingParam, got.ExecutorShardingParam)
+		require.Equal(t, want.ExecutorFailRetryCount, got.ExecutorFailRetryCount)
+		require.True(t, want.TriggerTime.Equal(got.TriggerTime))
+	}
+}

@@ -219,3 +219,36 @@ func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
 		total += n
 	}
 }
+
+// UpdateLogTriggers records the outcome of many executor calls in one statement.
+func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
+	if len(logs) == 0 {
+		return nil
+	}
+	if len(logs) == 1 {
+		return s.UpdateLogTrigger(ctx, logs[0])
+	}
+	cols := []string{"trigger_time", "trigger_code", "trigger_msg", "executor_address", "executor_handler",
+		"executor_param", "executor_sharding_param", "executor_fail_retry_count"}
+	cases := make([]sq.CaseBuilder, len(cols))
+	for i := range cases {
+		cases[i] = sq.Case("id")
+	}
+	ids := make([]int64, len(logs))
+	for i, l := range logs {
+		ids[i] = l.ID
+		vals := []any{nullTime(l.TriggerTime), l.TriggerCode, l.TriggerMsg, nullStr(l.ExecutorAddress), l.ExecutorHandler,
+			l.ExecutorParam, nullStr(l.ExecutorShardingParam), l.ExecutorFailRetryCount}
+		for c := range cols {
+			cases[c] = cases[c].When(sq.Expr("?", l.ID), sq.Expr("?", vals[c]))
+		}
+	}
+	b := s.sb.Update("xxl_job_log")
+	for c, col := range cols {
+		b = b.Set(col, cases[c])
+	}
+	if _, err := s.exec(ctx, b.Where(sq.Eq{"id": ids})); err != nil {
+		return fmt.Errorf("update trigger info of %d logs: %w", len(logs), err)
+	}
+	return nil
+}
