@@ -3,62 +3,64 @@ package scheduler
 import (
 	"context"
 	"sync"
-
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// logBatcher group-commits the per-trigger log updates: each trigger hands over its
-// row and waits; whoever finds no flush running writes everything queued so far in one
-// statement and wakes the waiters. Under load that turns hundreds of UPDATEs into a
-// few, with no timer and no added latency when idle.
-type logBatcher struct {
-	store *schema.Store
+// groupCommit batches writes: each caller hands over its items and waits; whoever
+// finds no flush running writes everything queued so far in one go and wakes the
+// waiters. Under load hundreds of statements become a few, with no timer and no added
+// latency when idle.
+type groupCommit[T any] struct {
 	max   int
+	write func(ctx context.Context, items []T) error
 
 	mu       sync.Mutex
-	queue    []batchItem
+	queue    []pendingWrite[T]
 	flushing bool
 }
 
-type batchItem struct {
-	log  schema.Log
-	done chan error
+type pendingWrite[T any] struct {
+	items []T
+	done  chan error
 }
 
-func (b *logBatcher) write(ctx context.Context, l schema.Log) error {
+func (g *groupCommit[T]) do(ctx context.Context, items ...T) error {
 	done := make(chan error, 1)
-	b.mu.Lock()
-	b.queue = append(b.queue, batchItem{l, done})
-	if b.flushing {
-		b.mu.Unlock()
+	g.mu.Lock()
+	g.queue = append(g.queue, pendingWrite[T]{items, done})
+	if g.flushing {
+		g.mu.Unlock()
 		return <-done
 	}
-	b.flushing = true
-	b.mu.Unlock()
-	b.flush(ctx)
+	g.flushing = true
+	g.mu.Unlock()
+	g.flush(ctx)
 	return <-done
 }
 
 // flush writes batches until the queue is empty, then hands the role back.
-func (b *logBatcher) flush(ctx context.Context) {
+func (g *groupCommit[T]) flush(ctx context.Context) {
 	for {
-		b.mu.Lock()
-		if len(b.queue) == 0 {
-			b.flushing = false
-			b.mu.Unlock()
+		g.mu.Lock()
+		if len(g.queue) == 0 {
+			g.flushing = false
+			g.mu.Unlock()
 			return
 		}
-		n := min(len(b.queue), b.max)
-		batch := b.queue[:n:n]
-		b.queue = b.queue[n:]
-		b.mu.Unlock()
-		logs := make([]schema.Log, len(batch))
-		for i, it := range batch {
-			logs[i] = it.log
+		var batch []pendingWrite[T]
+		n := 0
+		for len(g.queue) > 0 && (n == 0 || n+len(g.queue[0].items) <= g.max) {
+			n += len(g.queue[0].items)
+			batch = append(batch, g.queue[0])
+			g.queue = g.queue[1:]
 		}
-		err := b.store.UpdateLogTriggers(ctx, logs)
-		for _, it := range batch {
-			it.done <- err
+		g.mu.Unlock()
+		items := make([]T, 0, n)
+		for _, p := range batch {
+			items = append(items, p.items...)
+		}
+		err := g.write(ctx, items)
+		for _, p := range batch {
+			p.done <- err
 		}
 	}
 }

@@ -23,15 +23,73 @@ type CallbackResult struct {
 // are skipped, as upstream. It returns an error only when the database failed, so the
 // HTTP layer can answer failure and the executor keeps the results and retries.
 func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error {
+	if len(items) == 0 {
+		return nil
+	}
+	return s.results.do(ctx, items...)
+}
+
+// completeBatch applies the callbacks queued by concurrent requests in one
+// transaction: the logs still open are locked and read, their results written with one
+// statement, and the child jobs of the successes triggered after the commit.
+func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) error {
+	ids := make([]int64, 0, len(items))
 	for _, it := range items {
-		msg, appendMsg := "", true
-		if it.HandleMsg != nil {
-			msg = *it.HandleMsg
-		}
-		if _, err := s.complete(ctx, it.LogID, it.HandleCode, msg, appendMsg); err != nil {
+		ids = append(ids, it.LogID)
+	}
+	var won []schema.Log
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		won = won[:0]
+		open, err := s.store.LockOpenLogs(ctx, ids)
+		if err != nil {
 			return err
 		}
+		ups := make([]schema.HandleUpdate, 0, len(open))
+		for _, it := range items {
+			l, ok := open[it.LogID]
+			if !ok {
+				s.log.Debug("result for an unknown or finished log ignored", "log_id", it.LogID)
+				continue
+			}
+			delete(open, it.LogID) // a second result for the same log in this batch loses
+			msg := ""
+			if it.HandleMsg != nil {
+				msg = *it.HandleMsg
+			}
+			if !l.HandleMsgNull {
+				msg = l.HandleMsg + "<br>" + msg
+			}
+			l.HandleCode, l.HandleMsg = it.HandleCode, truncateJava(msg, HandleMsgMax)
+			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: l.HandleCode, Msg: l.HandleMsg})
+			won = append(won, l)
+		}
+		return s.store.CompleteLogs(ctx, s.clock.Now(), ups)
+	})
+	if err != nil {
+		return err
+	}
+	for range items {
 		s.metrics.callback()
+	}
+	var jobIDs []int
+	for _, l := range won {
+		if l.HandleCode == 200 {
+			jobIDs = append(jobIDs, l.JobID)
+		}
+	}
+	if len(jobIDs) == 0 {
+		return nil
+	}
+	jobs, err := s.store.LoadJobs(ctx, jobIDs)
+	if err != nil {
+		return err
+	}
+	for _, l := range won {
+		if j, ok := jobs[l.JobID]; ok && l.HandleCode == 200 && strings.TrimSpace(j.ChildJobID) != "" {
+			if err := s.triggerChildren(ctx, j, l.ID, l.HandleMsg); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -69,6 +127,12 @@ func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg str
 	if err != nil {
 		return true, err
 	}
+	return true, s.triggerChildren(ctx, job, logID, truncateJava(msg, HandleMsgMax))
+}
+
+// triggerChildren fires a job's child jobs after its log completed with success and
+// appends the report to that log's handle_msg (scheduler.md §9.3).
+func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID int64, msg string) error {
 	var b strings.Builder
 	b.WriteString(msg)
 	b.WriteString(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_child_run") + `<<<<<<<<<<< </span><br>`)
@@ -87,7 +151,7 @@ func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg str
 			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg2"), args...))
 		}
 	}
-	return true, s.store.SetHandleMsg(ctx, logID, truncateJava(b.String(), HandleMsgMax))
+	return s.store.SetHandleMsg(ctx, logID, truncateJava(b.String(), HandleMsgMax))
 }
 
 // childID accepts a child id of digits only (3.3.0+) that is > 0.

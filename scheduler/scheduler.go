@@ -69,7 +69,8 @@ type Scheduler struct {
 	slowCnt  slowTracker
 	idle     idleTracker
 	crons    sync.Map // schedule_conf → *cron.Expression
-	logs     logBatcher
+	logs     groupCommit[schema.Log]
+	results  groupCommit[CallbackResult]
 	metrics  metrics
 
 	runCtx    context.Context // lives until the pools are drained
@@ -114,7 +115,8 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
 	s.metrics.prom = newPromMetrics(s)
-	s.logs = logBatcher{store: store, max: 200}
+	s.logs = groupCommit[schema.Log]{max: 200, write: store.UpdateLogTriggers}
+	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)

@@ -255,7 +255,7 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 		b.WriteString(msg)
 	}
 
-	return s.logs.write(ctx, schema.Log{
+	return s.logs.do(ctx, schema.Log{
 		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: b.String(),
 		ExecutorAddress: address, ExecutorHandler: job.ExecutorHandler, ExecutorParam: job.ExecutorParam,
 		ExecutorShardingParam: shardText, ExecutorFailRetryCount: retry,

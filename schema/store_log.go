@@ -252,3 +252,52 @@ func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
 	}
 	return nil
 }
+
+// LockOpenLogs reads, inside the transaction carried by ctx, the logs among ids that
+// have no result yet, locking them until the transaction ends. Concurrent completions
+// of the same logs wait, so the caller knows exactly which results it writes first.
+func (s *Store) LockOpenLogs(ctx context.Context, ids []int64) (map[int64]Log, error) {
+	out := make(map[int64]Log, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select(s.logCols...).From("xxl_job_log").Where(sq.Eq{"id": ids, "handle_code": 0}).Suffix(s.d.LockSuffix()))
+	if err != nil {
+		return nil, fmt.Errorf("lock open logs: %w", err)
+	}
+	logs, err := s.scanLogs(rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range logs {
+		out[l.ID] = l
+	}
+	return out, nil
+}
+
+// HandleUpdate is one execution result to store.
+type HandleUpdate struct {
+	ID   int64
+	Code int
+	Msg  string
+}
+
+// CompleteLogs writes results on logs that have none yet, in one statement.
+func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpdate) error {
+	if len(ups) == 0 {
+		return nil
+	}
+	code, msg := sq.Case("id"), sq.Case("id")
+	ids := make([]int64, len(ups))
+	for i, u := range ups {
+		ids[i] = u.ID
+		code = code.When(sq.Expr("?", u.ID), sq.Expr("?", u.Code))
+		msg = msg.When(sq.Expr("?", u.ID), sq.Expr("?", u.Msg))
+	}
+	_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).Set("handle_code", code).Set("handle_msg", msg).
+		Where(sq.Eq{"id": ids, "handle_code": 0}))
+	if err != nil {
+		return fmt.Errorf("complete %d logs: %w", len(ups), err)
+	}
+	return nil
+}
