@@ -26,9 +26,11 @@ const (
 	DefaultTimeout = 3 * time.Second
 	// DefaultMaxIdleConnsPerHost keeps enough warm connections for a busy executor.
 	DefaultMaxIdleConnsPerHost = 64
-	// DefaultIdleConnTimeout stays under the Java executor's 90 s idle close, so a
-	// pooled connection is rarely reused just as the executor closes it.
-	DefaultIdleConnTimeout = 60 * time.Second
+	// DefaultIdleConnTimeout stays under the shortest idle close among executors:
+	// Express (the Node SDK) closes idle connections after 5 s, the Java executor after
+	// 90 s. A POST sent on a connection the executor is closing fails and is not
+	// retried, so a */5 job on a Node executor would fail now and then with 60 s here.
+	DefaultIdleConnTimeout = 4 * time.Second
 	// MaxReplyBytes caps the reply of beat, idleBeat, run and kill.
 	MaxReplyBytes = 1 << 20
 	// MaxLogReplyBytes caps the reply of log, which carries log text.
