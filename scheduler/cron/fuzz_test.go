@@ -2,6 +2,7 @@ package cron
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func FuzzParse(f *testing.F) {
 			e, err := ParseDialect(expr, d)
 			if err != nil {
 				var pe *ParseError
-				if !asParseError(err, &pe) || pe.Msg == "" {
+				if !errors.As(err, &pe) || pe.Msg == "" {
 					t.Fatalf("%s %q: error %v is not a ParseError with a message", d, expr, err)
 				}
 				continue
@@ -66,10 +67,4 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-func asParseError(err error, pe **ParseError) bool {
-	p, ok := err.(*ParseError)
-	*pe = p
-	return ok
 }
