@@ -14,8 +14,10 @@ func NewApp(log *slog.Logger) *fiber.App {
 	app := fiber.New(fiber.Config{
 		// Bodies are streamed and capped by readBody, so an oversized request is
 		// answered with an envelope instead of a reset connection.
-		BodyLimit:             MaxBodyBytes,
-		StreamRequestBody:     true,
+		BodyLimit:         MaxBodyBytes,
+		StreamRequestBody: true,
+		// Room for large cookies and tokens; fasthttp's 4 KiB default answers 431.
+		ReadBufferSize:        16 << 10,
 		DisableStartupMessage: true,
 		ErrorHandler:          ErrorHandler(log),
 		ReadTimeout:           30 * time.Second,
