@@ -28,6 +28,7 @@ func (s *Scheduler) scanLoop() {
 		}
 		start := s.clock.Now()
 		found, err := s.ScanOnce(s.runCtx)
+		full := s.lastScanFull.Load()
 		if err != nil {
 			down.fail(s.log, "scan", err)
 			if !clock.Sleep(s.clock, backoff, s.stopScan) {
@@ -39,8 +40,11 @@ func (s *Scheduler) scanLoop() {
 		down.ok(s.log, "scan")
 		backoff = time.Second
 		now := s.clock.Now()
-		if now.Sub(start) >= time.Second {
-			continue // a long scan is followed immediately by the next one
+		if now.Sub(start) >= time.Second || full {
+			// A long scan, or one that hit the read-ahead cap (more jobs are due than
+			// one scan reads), is followed immediately by the next one. Upstream waits
+			// for the next second, which caps an admin at (fast+slow)×20 fires/s.
+			continue
 		}
 		wait := int64(1000)
 		if !found {
@@ -93,6 +97,7 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			return err
 		}
 		found = len(jobs) > 0
+		s.lastScanFull.Store(len(jobs) >= s.preReadCount())
 		ups := make([]schema.ScheduleUpdate, 0, len(jobs))
 		for i := range jobs {
 			ups = append(ups, s.planJob(&jobs[i], nowMs, &p))

@@ -64,14 +64,16 @@ type Scheduler struct {
 	pendingState
 	instance string
 	claimSeq atomic.Int64
-	fast     *pool
-	slow     *pool
-	slowCnt  slowTracker
-	idle     idleTracker
-	crons    sync.Map // schedule_conf → *cron.Expression
-	logs     groupCommit[schema.Log]
-	results  groupCommit[CallbackResult]
-	metrics  metrics
+	// lastScanFull reports that the last scan read as many jobs as it may.
+	lastScanFull atomic.Bool
+	fast         *pool
+	slow         *pool
+	slowCnt      slowTracker
+	idle         idleTracker
+	crons        sync.Map // schedule_conf → *cron.Expression
+	logs         groupCommit[schema.Log]
+	results      groupCommit[CallbackResult]
+	metrics      metrics
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc

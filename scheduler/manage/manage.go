@@ -173,11 +173,9 @@ func (s *Service) errDenied() *Error { return s.fail(Denied, "console_denied") }
 
 func (s *Service) errAdminOnly() *Error { return s.fail(Denied, "console_admin_only") }
 
-// ErrInvalid builds the Invalid error handlers use for unreadable parameters, e.g.
-// a non-numeric id ("console_number" of field "id").
-func (s *Service) ErrInvalid(key, field string) *Error {
-	return s.fail(Invalid, key, s.field(field))
-}
+// Msg returns a message text of the configured language with its {0}, {1}, …
+// placeholders filled.
+func (s *Service) Msg(key string, args ...string) string { return format(s.msgs.T(key), args...) }
 
 // checkLen refuses a value longer than max characters (the column's size), so the
 // user reads which field is too long instead of a database error.
