@@ -296,8 +296,7 @@ func (s *Store) logWhere(b sq.SelectBuilder, f LogFilter) sq.SelectBuilder {
 // ListLogs returns one page of logs, newest id first (3.3.2+ order, which walks the
 // primary key instead of sorting), and the total count.
 func (s *Store) ListLogs(ctx context.Context, f LogFilter, offset, limit int) ([]Log, int, error) {
-	rows, err := s.query(ctx, s.logWhere(s.sb.Select(s.logCols...).From("xxl_job_log"), f).
-		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
+	rows, err := s.query(ctx, s.listLogsQuery(f, offset, limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list logs: %w", err)
 	}
@@ -310,6 +309,11 @@ func (s *Store) ListLogs(ctx context.Context, f LogFilter, offset, limit int) ([
 		return nil, 0, fmt.Errorf("count logs: %w", err)
 	}
 	return logs, total, nil
+}
+
+func (s *Store) listLogsQuery(f LogFilter, offset, limit int) sq.SelectBuilder {
+	return s.logWhere(s.sb.Select(s.logCols...).From("xxl_job_log"), f).
+		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0)))
 }
 
 // JobsOfGroup returns every job of a group, by id.

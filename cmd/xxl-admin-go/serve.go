@@ -23,9 +23,11 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -156,11 +158,12 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 			From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
 			StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
 	}
+	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
 	sched := scheduler.New(scheduler.Config{
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
 		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: cfg.DataSource.MySQL.Loc,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
-	}, store, scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}, clock.Real{})
+	}, store, httpExec, clock.Real{})
 
 	app := routes.NewApp(log)
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
@@ -168,6 +171,13 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		api.GroupTokens = store.GroupTokens
 	}
 	api.Mount(app, cfg.ContextPath, "")
+	console.Mount(app, cfg.ContextPath, console.Deps{
+		Manage: manage.New(manage.Config{
+			Store: store, Scheduler: sched, Logs: httpExec, Location: cfg.DataSource.MySQL.Loc,
+			Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
+		}),
+		Log: log,
+	})
 	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

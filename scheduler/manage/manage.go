@@ -100,9 +100,6 @@ func (s *Service) Layout() schema.Layout { return s.layout }
 // Location is the zone dates are shown and parsed in.
 func (s *Service) Location() *time.Location { return s.loc }
 
-// Now is the service clock's time.
-func (s *Service) Now() time.Time { return s.clk.Now() }
-
 // T returns a message text of the configured language.
 func (s *Service) T(key string) string { return s.msgs.T(key) }
 

@@ -1,0 +1,164 @@
+package console
+
+import (
+	"strconv"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+)
+
+// Jobs — /jobinfo (admin-http.md §5.2).
+
+func jobPageList(r *call) error {
+	off, limit, err := r.paging()
+	if err != nil {
+		return r.fail(err)
+	}
+	q := manage.JobQuery{JobDesc: r.f.first("jobDesc", "name"), Handler: r.f.str("executorHandler"), Author: r.f.str("author")}
+	if q.JobGroup, err = r.f.int("jobGroup", -1); err != nil {
+		return r.fail(err)
+	}
+	if q.TriggerStatus, err = r.f.int("triggerStatus", -1); err != nil {
+		return r.fail(err)
+	}
+	jobs, total, err := r.k.Manage.ListJobs(r.c.UserContext(), r.p, q, off, limit)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.page(r.dates().jobs(jobs), total)
+}
+
+// jobInput binds the job form as Spring binds XxlJobInfo: every posted property.
+func jobInput(f form) (manage.JobInput, error) {
+	in := manage.JobInput{
+		JobDesc: f.first("jobDesc", "name"), Author: f.str("author"), AlarmEmail: f.str("alarmEmail"),
+		ScheduleType: f.str("scheduleType"), ScheduleConf: f.str("scheduleConf"), MisfireStrategy: f.str("misfireStrategy"),
+		ExecutorRouteStrategy: f.str("executorRouteStrategy"), ExecutorHandler: f.str("executorHandler"),
+		ExecutorParam: f.str("executorParam"), ExecutorBlockStrategy: f.str("executorBlockStrategy"),
+		GlueType: f.str("glueType"), GlueSource: f.str("glueSource"), GlueRemark: f.str("glueRemark"),
+		ChildJobID: f.str("childJobId"),
+	}
+	var err error
+	for _, n := range []struct {
+		key string
+		dst *int
+	}{
+		{"id", &in.ID}, {"jobGroup", &in.JobGroup}, {"executorTimeout", &in.ExecutorTimeout},
+		{"executorFailRetryCount", &in.ExecutorFailRetryCount}, {"triggerStatus", &in.TriggerStatus},
+	} {
+		if *n.dst, err = f.int(n.key, 0); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// jobAdd answers the new job's id as a string, which scripts read.
+func jobAdd(r *call) error {
+	in, err := jobInput(r.f)
+	if err != nil {
+		return r.fail(err)
+	}
+	id, err := r.k.Manage.AddJob(r.c.UserContext(), r.p, in)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.ok(strconv.Itoa(id))
+}
+
+func jobUpdate(r *call) error {
+	in, err := jobInput(r.f)
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.k.Manage.UpdateJob(r.c.UserContext(), r.p, in); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
+
+func jobRemove(r *call) error {
+	id, err := r.oneID()
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.k.Manage.RemoveJob(r.c.UserContext(), r.p, id); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
+
+func jobStart(r *call) error {
+	id, err := r.oneID()
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.k.Manage.StartJob(r.c.UserContext(), r.p, id); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
+
+func jobStop(r *call) error {
+	id, err := r.oneID()
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.k.Manage.StopJob(r.c.UserContext(), r.p, id); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
+
+func jobTrigger(r *call) error {
+	id, err := r.oneID()
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.k.Manage.TriggerJob(r.c.UserContext(), r.p, id, r.f.str("executorParam"), r.f.str("addressList")); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
+
+func jobNextTriggerTime(r *call) error {
+	times, err := r.k.Manage.NextFireTimes(r.f.str("scheduleType"), r.f.str("scheduleConf"))
+	if err != nil {
+		return r.fail(err)
+	}
+	out := make([]string, len(times))
+	for i, t := range times {
+		out[i] = t.Format(manage.DateTimeLayout)
+	}
+	return r.ok(out)
+}
+
+// Dashboard chart — /chartInfo (admin-http.md §5.1).
+func chartInfo(r *call) error {
+	ch, err := r.k.Manage.ChartInfo(r.c.UserContext(), r.f.str("startDate"), r.f.str("endDate"))
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.ok(chartJSON{
+		TriggerDayList: ch.Days, TriggerDayCountRunningList: ch.Running, TriggerDayCountSucList: ch.Success,
+		TriggerDayCountFailList: ch.Fail, TriggerCountRunningTotal: ch.RunningTotal,
+		TriggerCountSucTotal: ch.SuccessTotal, TriggerCountFailTotal: ch.FailTotal,
+	})
+}
+
+// GLUE IDE save — /jobcode/save (admin-http.md §5.5).
+func glueSave(r *call) error {
+	id, err := r.f.int("id", 0)
+	if err != nil {
+		return r.fail(err)
+	}
+	if id == 0 {
+		if id, err = r.f.int("jobId", 0); err != nil {
+			return r.fail(err)
+		}
+	}
+	in := manage.GlueInput{JobID: id, Source: r.f.str("glueSource"), Remark: r.f.str("glueRemark")}
+	if err := r.k.Manage.SaveGlue(r.c.UserContext(), r.p, in); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}

@@ -1,0 +1,93 @@
+package console
+
+import (
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+)
+
+// Logs — /joblog (admin-http.md §5.4).
+
+func logPageList(r *call) error {
+	off, limit, err := r.paging()
+	if err != nil {
+		return r.fail(err)
+	}
+	q := manage.LogQuery{FilterTime: r.f.str("filterTime")}
+	for _, n := range []struct {
+		key string
+		dst *int
+	}{{"jobGroup", &q.JobGroup}, {"jobId", &q.JobID}, {"logStatus", &q.Status}} {
+		if *n.dst, err = r.f.int(n.key, 0); err != nil {
+			return r.fail(err)
+		}
+	}
+	logs, total, err := r.k.Manage.ListLogs(r.c.UserContext(), r.p, q, off, limit)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.page(r.dates().logs(logs), total)
+}
+
+// logJobsByGroup is 2.x's job selector of the log page.
+func logJobsByGroup(r *call) error {
+	group, err := r.f.int("jobGroup", 0)
+	if err != nil {
+		return r.fail(err)
+	}
+	jobs, err := r.k.Manage.JobsOfGroup(r.c.UserContext(), r.p, group)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.ok(r.dates().jobs(jobs))
+}
+
+// logDetailCat relays a rolling-log chunk. Any executorAddress parameter (2.3.1's
+// SSRF) is ignored: only the log row's address is called.
+func logDetailCat(r *call) error {
+	id, err := r.f.int64("logId", 0)
+	if err != nil {
+		return r.fail(err)
+	}
+	from, err := r.f.int("fromLineNum", 1)
+	if err != nil {
+		return r.fail(err)
+	}
+	ch, err := r.k.Manage.LogDetail(r.c.UserContext(), r.p, id, from)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.ok(logResultJSON{FromLineNum: ch.FromLineNum, ToLineNum: ch.ToLineNum, LogContent: ch.LogContent, End: ch.End})
+}
+
+// logKill answers the executor's message as the payload.
+func logKill(r *call) error {
+	id, err := r.f.int64("id", 0)
+	if err != nil {
+		return r.fail(err)
+	}
+	msg, err := r.k.Manage.KillLog(r.c.UserContext(), r.p, id)
+	if err != nil {
+		return r.fail(err)
+	}
+	if msg == "" {
+		return r.ok(nil)
+	}
+	return r.ok(msg)
+}
+
+func logClear(r *call) error {
+	var group, job, typ int
+	var err error
+	if group, err = r.f.int("jobGroup", 0); err != nil {
+		return r.fail(err)
+	}
+	if job, err = r.f.int("jobId", 0); err != nil {
+		return r.fail(err)
+	}
+	if typ, err = r.f.int("type", 0); err != nil {
+		return r.fail(err)
+	}
+	if _, err := r.k.Manage.ClearLogs(r.c.UserContext(), r.p, group, job, typ); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
+}
