@@ -54,7 +54,10 @@ func (s *Scheduler) claim(ctx context.Context, fires []ringItem, marker string) 
 	for i, f := range fires {
 		claims[i] = schema.Claim{JobGroup: f.JobGroup, JobID: f.JobID, Planned: time.UnixMilli(f.FireMs).Truncate(time.Second), Marker: marker}
 	}
-	if err := s.store.InsertClaims(ctx, claims); err != nil {
+	// One marker for every chunk: each chunk reads its ids back above its own first id.
+	if err := schema.Chunks(len(claims), schema.MaxBatchRows, func(lo, hi int) error {
+		return s.store.InsertClaims(ctx, claims[lo:hi])
+	}); err != nil {
 		return err
 	}
 	for i := range fires {
@@ -79,7 +82,12 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 	for i, it := range items {
 		ids[i], markers[i] = it.LogID, it.Marker
 	}
-	won, err := s.store.MarkDispatching(ctx, ids, markers, s.dispatchMarker())
+	var won []int64
+	err := schema.Chunks(len(ids), schema.MaxBatchRows, func(lo, hi int) error {
+		w, err := s.store.MarkDispatching(ctx, ids[lo:hi], markers[lo:hi], s.dispatchMarker())
+		won = append(won, w...)
+		return err
+	})
 	if err != nil {
 		s.log.Error("could not dispatch read-ahead fires; will retry", "count", len(items), "err", err)
 		s.pendingMu.Lock()

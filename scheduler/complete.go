@@ -33,6 +33,14 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 // transaction: the logs still open are locked and read, their results written with one
 // statement, and the child jobs of the successes triggered after the commit.
 func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) error {
+	// Executors send everything they have queued in one request; a backlog can hold
+	// tens of thousands of results, more than one statement may carry.
+	return schema.Chunks(len(items), schema.MaxBatchRows, func(lo, hi int) error {
+		return s.completeChunk(ctx, items[lo:hi])
+	})
+}
+
+func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) error {
 	ids := make([]int64, 0, len(items))
 	for _, it := range items {
 		ids = append(ids, it.LogID)

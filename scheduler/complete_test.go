@@ -131,3 +131,24 @@ func TestKillUsesStoredAddress(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// An executor back from an outage posts its whole backlog in one request; more results
+// than one statement may carry (65,535 placeholders) are still all stored. Found by the
+// benchmark: a 13,107-item callback failed forever.
+func TestHugeCallbackBacklogIsStored(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	const n = 15000
+	claims := make([]schema.Claim, n)
+	for i := range claims {
+		claims[i] = schema.Claim{JobGroup: 1, JobID: 1 + i%50, Planned: t0.Add(time.Duration(i/50) * time.Second), Marker: "backlog"}
+	}
+	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
+	items := make([]scheduler.CallbackResult, n)
+	for i, c := range claims {
+		items[i] = scheduler.CallbackResult{LogID: c.LogID, HandleCode: 500, HandleMsg: strp("late")}
+	}
+	require.NoError(t, b.sched.Callback(ctx, items))
+	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "handle_code = 500 AND handle_msg = 'late'"))
+}

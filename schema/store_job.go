@@ -62,15 +62,29 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	return out, rows.Err()
 }
 
-// ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, by id.
+// ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, by
+// id, with only the columns scheduling needs (the triggers load full rows later).
 func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([]Job, error) {
-	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").
+	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
+		"trigger_status", "trigger_last_time", "trigger_next_time").From("xxl_job_info").
 		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
 		OrderBy("id ASC").Limit(uint64(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("pre-read jobs: %w", err)
 	}
-	return s.scanJobs(rows)
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		var j Job
+		var conf sql.NullString
+		if err := rows.Scan(&j.ID, &j.JobGroup, &j.ScheduleType, &conf, &j.MisfireStrategy,
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime); err != nil {
+			return nil, fmt.Errorf("scan job schedule: %w", err)
+		}
+		j.ScheduleConf = conf.String
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }
 
 // LoadJob reads one job.
@@ -102,37 +116,48 @@ type ScheduleUpdate struct {
 // still running are touched, so a job a user stopped during the scan stays stopped
 // (the 2.5.0+ fix; 2.4.2 re-enabled it).
 func (s *Store) UpdateSchedules(ctx context.Context, ups []ScheduleUpdate, batchSize int) error {
-	if batchSize <= 0 {
+	if batchSize <= 0 || batchSize > MaxBatchRows {
 		batchSize = 100
 	}
-	for start := 0; start < len(ups); start += batchSize {
-		end := min(start+batchSize, len(ups))
-		batch := ups[start:end]
-		last := sq.Case("id")
-		next := sq.Case("id")
-		status := sq.Case("id")
-		ids := make([]int, 0, len(batch))
-		anyStop := false
-		for _, u := range batch {
-			l, n := u.Last, u.Next
+	return Chunks(len(ups), batchSize, func(lo, hi int) error {
+		part := ups[lo:hi]
+		ids := make([]int, len(part))
+		var stopIDs []int
+		for i, u := range part {
+			ids[i] = u.ID
 			if u.Stop {
-				l, n = 0, 0
-				status = status.When(sq.Expr("?", u.ID), "0")
-				anyStop = true
+				stopIDs = append(stopIDs, u.ID)
 			}
-			last = last.When(sq.Expr("?", u.ID), sq.Expr("?", l))
-			next = next.When(sq.Expr("?", u.ID), sq.Expr("?", n))
-			ids = append(ids, u.ID)
 		}
-		b := s.sb.Update("xxl_job_info").Set("trigger_last_time", last).Set("trigger_next_time", next)
-		if anyStop {
-			b = b.Set("trigger_status", status.Else("trigger_status"))
+		b := s.sb.Update("xxl_job_info").
+			Set("trigger_last_time", caseByID(ids, func(i int) any {
+				if part[i].Stop {
+					return int64(0)
+				}
+				return part[i].Last
+			})).
+			Set("trigger_next_time", caseByID(ids, func(i int) any {
+				if part[i].Stop {
+					return int64(0)
+				}
+				return part[i].Next
+			}))
+		if len(stopIDs) > 0 {
+			b = b.Set("trigger_status", sq.Expr("CASE WHEN id IN ("+sq.Placeholders(len(stopIDs))+") THEN 0 ELSE trigger_status END", intsAny(stopIDs)...))
 		}
 		if _, err := s.exec(ctx, b.Where(sq.Eq{"id": ids}).Where(sq.Eq{"trigger_status": 1})); err != nil {
 			return fmt.Errorf("update next fire times: %w", err)
 		}
+		return nil
+	})
+}
+
+func intsAny(xs []int) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
 	}
-	return nil
+	return out
 }
 
 // JobFilter selects jobs for the console list.

@@ -220,37 +220,33 @@ func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
 	}
 }
 
-// UpdateLogTriggers records the outcome of many executor calls in one statement.
+// UpdateLogTriggers records the outcome of many executor calls, in statements of at
+// most MaxBatchRows rows.
 func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
-	if len(logs) == 0 {
-		return nil
-	}
 	if len(logs) == 1 {
 		return s.UpdateLogTrigger(ctx, logs[0])
 	}
-	cols := []string{"trigger_time", "trigger_code", "trigger_msg", "executor_address", "executor_handler",
-		"executor_param", "executor_sharding_param", "executor_fail_retry_count"}
-	cases := make([]sq.CaseBuilder, len(cols))
-	for i := range cases {
-		cases[i] = sq.Case("id")
-	}
-	ids := make([]int64, len(logs))
-	for i, l := range logs {
-		ids[i] = l.ID
-		vals := []any{nullTime(l.TriggerTime), l.TriggerCode, l.TriggerMsg, nullStr(l.ExecutorAddress), l.ExecutorHandler,
-			l.ExecutorParam, nullStr(l.ExecutorShardingParam), l.ExecutorFailRetryCount}
-		for c := range cols {
-			cases[c] = cases[c].When(sq.Expr("?", l.ID), sq.Expr("?", vals[c]))
+	return Chunks(len(logs), MaxBatchRows, func(lo, hi int) error {
+		part := logs[lo:hi]
+		ids := make([]int64, len(part))
+		for i, l := range part {
+			ids[i] = l.ID
 		}
-	}
-	b := s.sb.Update("xxl_job_log")
-	for c, col := range cols {
-		b = b.Set(col, cases[c])
-	}
-	if _, err := s.exec(ctx, b.Where(sq.Eq{"id": ids})); err != nil {
-		return fmt.Errorf("update trigger info of %d logs: %w", len(logs), err)
-	}
-	return nil
+		b := s.sb.Update("xxl_job_log").
+			Set("trigger_time", caseByID(ids, func(i int) any { return nullTime(part[i].TriggerTime) })).
+			Set("trigger_code", caseByID(ids, func(i int) any { return part[i].TriggerCode })).
+			Set("trigger_msg", caseByID(ids, func(i int) any { return part[i].TriggerMsg })).
+			Set("executor_address", caseByID(ids, func(i int) any { return nullStr(part[i].ExecutorAddress) })).
+			Set("executor_handler", caseByID(ids, func(i int) any { return part[i].ExecutorHandler })).
+			Set("executor_param", caseByID(ids, func(i int) any { return part[i].ExecutorParam })).
+			Set("executor_sharding_param", caseByID(ids, func(i int) any { return nullStr(part[i].ExecutorShardingParam) })).
+			Set("executor_fail_retry_count", caseByID(ids, func(i int) any { return part[i].ExecutorFailRetryCount })).
+			Where(sq.Eq{"id": ids})
+		if _, err := s.exec(ctx, b); err != nil {
+			return fmt.Errorf("update trigger info of %d logs: %w", len(part), err)
+		}
+		return nil
+	})
 }
 
 // LockOpenLogs reads, inside the transaction carried by ctx, the logs among ids that
@@ -282,22 +278,22 @@ type HandleUpdate struct {
 	Msg  string
 }
 
-// CompleteLogs writes results on logs that have none yet, in one statement.
+// CompleteLogs writes results on logs that have none yet, in statements of at most
+// MaxBatchRows rows.
 func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpdate) error {
-	if len(ups) == 0 {
+	return Chunks(len(ups), MaxBatchRows, func(lo, hi int) error {
+		part := ups[lo:hi]
+		ids := make([]int64, len(part))
+		for i, u := range part {
+			ids[i] = u.ID
+		}
+		_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
+			Set("handle_code", caseByID(ids, func(i int) any { return part[i].Code })).
+			Set("handle_msg", caseByID(ids, func(i int) any { return part[i].Msg })).
+			Where(sq.Eq{"id": ids, "handle_code": 0}))
+		if err != nil {
+			return fmt.Errorf("complete %d logs: %w", len(part), err)
+		}
 		return nil
-	}
-	code, msg := sq.Case("id"), sq.Case("id")
-	ids := make([]int64, len(ups))
-	for i, u := range ups {
-		ids[i] = u.ID
-		code = code.When(sq.Expr("?", u.ID), sq.Expr("?", u.Code))
-		msg = msg.When(sq.Expr("?", u.ID), sq.Expr("?", u.Msg))
-	}
-	_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).Set("handle_code", code).Set("handle_msg", msg).
-		Where(sq.Eq{"id": ids, "handle_code": 0}))
-	if err != nil {
-		return fmt.Errorf("complete %d logs: %w", len(ups), err)
-	}
-	return nil
+	})
 }
