@@ -1,0 +1,127 @@
+// Command xxl-admin-bench measures the admin on the machine it runs on: it creates a
+// fresh database, seeds jobs due every second, starts fake executors, runs the
+// production scheduler and executor API against them on the real clock, and checks
+// every planned fire. docs/PERFORMANCE.md describes what it measures and how.
+//
+//	xxl-admin-bench [-jobs 1000] [-duration 60s] [-executor-proc] [-out bench.json]
+//	xxl-admin-bench -measure=startup -jobs 10000 -registry 1000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options are the command's flags.
+type options struct {
+	Measure         string        `json:"measure"`
+	DSN             string        `json:"-"`
+	DB              string        `json:"database"`
+	Jobs            int           `json:"jobs"`
+	Groups          int           `json:"groups"`
+	Mix             string        `json:"mix"`
+	Route           string        `json:"route"`
+	Executors       int           `json:"executors"`
+	ExecutorProc    bool          `json:"executor_proc"`
+	RunLatency      time.Duration `json:"run_latency_ns"`
+	CallbackDelay   time.Duration `json:"callback_delay_ns"`
+	CallbackBatch   int           `json:"callback_batch"`
+	CallbackTimeout time.Duration `json:"callback_timeout_ns"`
+	Duration        time.Duration `json:"duration_ns"`
+	Warmup          time.Duration `json:"warmup_ns"`
+	DrainTimeout    time.Duration `json:"drain_timeout_ns"`
+	Token           string        `json:"-"`
+	AdminArgs       []string      `json:"admin_args"`
+	LimitDuration   time.Duration `json:"limit_duration_ns"`
+	LimitBatch      int           `json:"limit_batch"`
+	LimitWorkers    int           `json:"limit_workers"`
+	Registry        int           `json:"registry"`
+	AdminBin        string        `json:"admin_bin,omitempty"`
+	StartupRuns     int           `json:"startup_runs"`
+	StartupSettle   time.Duration `json:"startup_settle_ns"`
+	Out             string        `json:"-"`
+	CPUProfile      string        `json:"-"`
+	MemProfile      string        `json:"-"`
+	KeepDB          bool          `json:"keep_db"`
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func parseFlags(args []string) (options, string, string, []string, error) {
+	fs := flag.NewFlagSet("xxl-admin-bench", flag.ContinueOnError)
+	var o options
+	var role, spec string
+	var adminArgs multiFlag
+	dsn := os.Getenv("XXL_BENCH_DSN")
+	if dsn == "" {
+		dsn = "root@tcp(127.0.0.1:3306)/"
+	}
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, startup (start-up time and RSS), or limit (the database-only loop alone)")
+	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored")
+	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
+	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second")
+	fs.IntVar(&o.Groups, "groups", 10, "executor groups the jobs are spread over")
+	fs.StringVar(&o.Mix, "mix", "both", "schedule of the jobs: cron (CRON \"* * * * * ?\"), fixrate (FIX_RATE 1), or both (alternating)")
+	fs.StringVar(&o.Route, "route", "ROUND", "executor_route_strategy of the jobs")
+	fs.IntVar(&o.Executors, "executors", 10, "fake executors (HTTP servers on loopback)")
+	fs.BoolVar(&o.ExecutorProc, "executor-proc", false, "run the fake executors in a child process, so admin CPU and RSS are the admin's alone")
+	fs.DurationVar(&o.RunLatency, "run-latency", 0, "how long a fake executor holds each /run reply")
+	fs.DurationVar(&o.CallbackDelay, "callback-delay", 0, "how long after /run a fake executor's result is ready for callback (the job's run time)")
+	fs.IntVar(&o.CallbackBatch, "callback-batch", 0, "most results per callback request (0: everything ready, as executors do)")
+	fs.DurationVar(&o.CallbackTimeout, "callback-timeout", 3*time.Second, "timeout of a callback request (Java executors: 3 s; a failed batch is sent again 30 s later)")
+	fs.DurationVar(&o.Duration, "duration", 60*time.Second, "measured time")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 2*time.Minute, "after the window, how long to wait for the admin to fire what it read ahead and store every result")
+	fs.DurationVar(&o.Warmup, "warmup", 10*time.Second, "time from the first planned fire to the start of the measurement")
+	fs.StringVar(&o.Token, "token", "bench_token", "xxl.job.accessToken of the admin and the executors")
+	fs.Var(&adminArgs, "admin-arg", "extra admin argument, e.g. -admin-arg=--xxl.job.triggerpool.fast.max=400 (repeatable)")
+	fs.DurationVar(&o.LimitDuration, "limit-duration", 10*time.Second, "duration of the database-only limit loop (0 skips it)")
+	fs.IntVar(&o.LimitBatch, "limit-batch", 500, "triggers per batch in the limit loop")
+	fs.IntVar(&o.LimitWorkers, "limit-workers", 8, "concurrent batches in the limit loop")
+	fs.IntVar(&o.Registry, "registry", 1000, "startup: registered executor addresses (xxl_job_registry rows), served by the fake executors")
+	fs.StringVar(&o.AdminBin, "admin-bin", "", "startup: measure this admin binary (e.g. a build of ./cmd/xxl-admin-go) instead of the admin built into this command")
+	fs.IntVar(&o.StartupRuns, "startup-runs", 3, "startup: admin starts to measure")
+	fs.DurationVar(&o.StartupSettle, "startup-settle", 15*time.Second, "startup: how long each started admin runs while its RSS is sampled")
+	fs.StringVar(&o.Out, "out", "", "write the results as JSON to this file")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured window to this file")
+	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the measured window to this file")
+	fs.BoolVar(&o.KeepDB, "keep-db", false, "keep the database afterwards (it is dropped by default)")
+	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
+	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")
+	if err := fs.Parse(args); err != nil {
+		return o, "", "", nil, err
+	}
+	o.AdminArgs = adminArgs
+	return o, role, spec, fs.Args(), nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	o, role, spec, rest, err := parseFlags(os.Args[1:])
+	if err != nil {
+		os.Exit(2)
+	}
+	switch role {
+	case "executors":
+		err = executorRole(spec)
+	case "admin":
+		err = adminRole(ctx, rest)
+	case "bench":
+		err = bench(ctx, o)
+	default:
+		err = fmt.Errorf("unknown -role %q", role)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "xxl-admin-bench:", err)
+		os.Exit(1)
+	}
+}
