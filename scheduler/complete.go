@@ -45,59 +45,62 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 	for _, it := range items {
 		ids = append(ids, it.LogID)
 	}
-	var won []schema.Log
-	err := s.store.InTx(ctx, func(ctx context.Context) error {
-		won = won[:0]
-		open, err := s.store.LockOpenLogs(ctx, ids)
-		if err != nil {
-			return err
-		}
-		ups := make([]schema.HandleUpdate, 0, len(open))
-		for _, it := range items {
-			l, ok := open[it.LogID]
-			if !ok {
-				s.log.Debug("result for an unknown or finished log ignored", "log_id", it.LogID)
-				continue
-			}
-			delete(open, it.LogID) // a second result for the same log in this batch loses
-			msg := ""
-			if it.HandleMsg != nil {
-				msg = *it.HandleMsg
-			}
-			if !l.HandleMsgNull {
-				msg = l.HandleMsg + "<br>" + msg
-			}
-			l.HandleCode, l.HandleMsg = it.HandleCode, truncateJava(msg, HandleMsgMax)
-			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: l.HandleCode, Msg: l.HandleMsg})
-			won = append(won, l)
-		}
-		return s.store.CompleteLogs(ctx, s.clock.Now(), ups)
-	})
+	open, err := s.store.OpenLogs(ctx, ids)
 	if err != nil {
 		return err
 	}
-	for range items {
-		s.metrics.callback()
-	}
+	var done []schema.Log
 	var jobIDs []int
-	for _, l := range won {
+	for _, it := range items {
+		l, ok := open[it.LogID]
+		if !ok {
+			s.log.Debug("result for an unknown or finished log ignored", "log_id", it.LogID)
+			continue
+		}
+		delete(open, it.LogID) // a second result for the same log in this batch loses
+		msg := ""
+		if it.HandleMsg != nil {
+			msg = *it.HandleMsg
+		}
+		if !l.HandleMsgNull {
+			msg = l.HandleMsg + "<br>" + msg
+		}
+		l.HandleCode, l.HandleMsg = it.HandleCode, truncateJava(msg, HandleMsgMax)
+		done = append(done, l)
 		if l.HandleCode == 200 {
 			jobIDs = append(jobIDs, l.JobID)
 		}
 	}
-	if len(jobIDs) == 0 {
-		return nil
-	}
-	jobs, err := s.store.LoadJobs(ctx, jobIDs)
+	children, err := s.store.ChildJobIDs(ctx, jobIDs)
 	if err != nil {
 		return err
 	}
-	for _, l := range won {
-		if j, ok := jobs[l.JobID]; ok && l.HandleCode == 200 && strings.TrimSpace(j.ChildJobID) != "" {
-			if err := s.triggerChildren(ctx, j, l.ID, l.HandleMsg); err != nil {
+	// Results of jobs with children are written one by one with the handle_code = 0
+	// guard, so only the writer that completed a log fires its children. The rest go
+	// out in one guarded statement: a lost race there changes nothing.
+	now := s.clock.Now()
+	ups := make([]schema.HandleUpdate, 0, len(done))
+	for _, l := range done {
+		child, hasChild := children[l.JobID]
+		if l.HandleCode != 200 || !hasChild {
+			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: l.HandleCode, Msg: l.HandleMsg})
+			continue
+		}
+		won, err := s.store.CompleteLog(ctx, l.ID, now, l.HandleCode, l.HandleMsg)
+		if err != nil {
+			return err
+		}
+		if won {
+			if err := s.triggerChildren(ctx, schema.Job{ID: l.JobID, ChildJobID: child}, l.ID, l.HandleMsg); err != nil {
 				return err
 			}
 		}
+	}
+	if err := s.store.CompleteLogs(ctx, now, ups); err != nil {
+		return err
+	}
+	for range items {
+		s.metrics.callback()
 	}
 	return nil
 }

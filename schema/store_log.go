@@ -297,3 +297,23 @@ func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpda
 		return nil
 	})
 }
+
+// OpenLogs reads the logs among ids that have no result yet (by primary key, no lock).
+func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]Log, error) {
+	out := make(map[int64]Log, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select(s.logCols...).From("xxl_job_log").Where(sq.Eq{"id": ids, "handle_code": 0}))
+	if err != nil {
+		return nil, fmt.Errorf("read open logs: %w", err)
+	}
+	logs, err := s.scanLogs(rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range logs {
+		out[l.ID] = l
+	}
+	return out, nil
+}
