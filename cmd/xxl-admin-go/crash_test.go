@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os/exec"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
@@ -61,53 +58,12 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 		t.Skip("builds the binary and runs ~30 s; skipped with -short")
 	}
 	t.Parallel()
-	bin := buildAdmin(t)
-	db, store := schematest.New(t, schema.Layout34)
-	ctx := context.Background()
-	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token"})
-	g, err := store.InsertGroup(ctx, schema.Group{AppName: "crash", Title: "crash", AddressType: 1, AddressList: ex.Address()})
-	require.NoError(t, err)
-	a := startAdminProc(t, bin, db)
-	b := startAdminProc(t, bin, db)
-
-	const jobs = 40
-	first := (time.Now().UnixMilli()/1000 + 6) * 1000
-	for i := 0; i < jobs; i++ {
-		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
-			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
-			VALUES (?, 'crash', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`, g, first)
-	}
-	time.Sleep(time.Until(time.UnixMilli(first).Add(7300 * time.Millisecond))) // let both run a while, kill mid-second
-	require.NoError(t, a.cmd.Process.Signal(syscall.SIGKILL))
-	_ = a.cmd.Wait()
+	c := startCluster(t, 2, 40)
+	time.Sleep(time.Until(time.UnixMilli(c.first).Add(7300 * time.Millisecond))) // kill mid-second
+	require.NoError(t, c.admins[0].cmd.Process.Signal(syscall.SIGKILL))
+	_ = c.admins[0].cmd.Wait()
 	time.Sleep(10 * time.Second)
-	require.NoError(t, b.cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, b.cmd.Wait(), "graceful stop")
-
-	// No claim is left open, every job's log rows cover its planned seconds once.
-	require.Zero(t, db.Count(t, "xxl_job_log", "trigger_code = 0"), "claims left behind")
-	sentTo := map[int64]int{}
-	for _, p := range ex.Triggers() {
-		sentTo[p.LogID]++
-		require.Equal(t, 1, sentTo[p.LogID], "log %d sent twice", p.LogID)
-	}
-	rows, err := db.SQL.Query("SELECT id, trigger_last_time FROM xxl_job_info WHERE job_group = ?", g)
-	require.NoError(t, err)
-	defer rows.Close()
-	total := 0
-	for rows.Next() {
-		var id int
-		var last int64
-		require.NoError(t, rows.Scan(&id, &last))
-		planned := int((last-first)/1000) + 1
-		require.Greater(t, planned, 10)
-		logs := db.Count(t, "xxl_job_log", "job_id = ?", id)
-		sent := db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", id)
-		require.Equal(t, planned, logs, "job %d: one log row per planned fire", id)
-		require.GreaterOrEqual(t, sent, planned-5, "job %d: at most the fires in flight at the kill are skipped", id)
-		total += sent
-	}
-	require.NoError(t, rows.Err())
-	require.Equal(t, total, len(ex.Triggers()))
-	t.Logf("%d fires sent, %d skipped or uncertain", total, db.Count(t, "xxl_job_log", "trigger_code = 500"))
+	c.stopAll(t)
+	total := c.verify(t, 5)
+	t.Logf("%d fires sent, %d skipped or uncertain", total, c.db.Count(t, "xxl_job_log", "trigger_code = 500"))
 }
