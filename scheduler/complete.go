@@ -225,8 +225,11 @@ func (s *Scheduler) Kill(ctx context.Context, logID int64) (KillResult, error) {
 	if code != 200 {
 		return KillResult{Code: code, Msg: msg}, nil
 	}
+	// Written unconditionally, as upstream: the executor's own callback for the killed
+	// run may arrive first (the npm SDK even reports it as 200, which would count the
+	// killed run as a success).
 	text := s.msgs.T("joblog_kill_log_byman") + ":" + msg
-	if _, err := s.complete(ctx, logID, 500, text, false); err != nil {
+	if err := s.store.OverwriteResult(ctx, logID, s.clock.Now(), 500, truncateJava(text, HandleMsgMax)); err != nil {
 		return KillResult{}, err
 	}
 	return KillResult{Code: 200, Msg: msg}, nil

@@ -117,9 +117,13 @@ func TestKillUsesStoredAddress(t *testing.T) {
 	got, err := b.store.LoadLog(ctx, l.ID)
 	require.NoError(t, err)
 	require.Equal(t, 500, got.HandleCode)
-	// The executor's own "killed" callback may land first; either way the run is failed
-	// once and never overwritten afterwards.
-	require.True(t, strings.HasPrefix(got.HandleMsg, "Manual operation, kill job:") || strings.Contains(got.HandleMsg, "kill"), got.HandleMsg)
+	// Whether or not the executor's own "killed" callback landed first, the kill is
+	// what the log says (scheduler.md §9.5), and a later callback does not change it.
+	require.True(t, strings.HasPrefix(got.HandleMsg, "Manual operation, kill job:"), got.HandleMsg)
+	require.NoError(t, b.sched.Callback(ctx, []scheduler.CallbackResult{{LogID: l.ID, HandleCode: 200, HandleMsg: strp("Job Task is killed.")}}))
+	got, err = b.store.LoadLog(ctx, l.ID)
+	require.NoError(t, err)
+	require.Equal(t, 500, got.HandleCode)
 
 	failed, err := b.store.InsertLog(ctx, g, id, t0)
 	require.NoError(t, err)

@@ -317,3 +317,13 @@ func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]Log, error
 	}
 	return out, nil
 }
+
+// OverwriteResult writes a result whatever the log held: a kill from the console is
+// final even when the executor's own "killed" callback arrived first (scheduler.md §9.5).
+func (s *Store) OverwriteResult(ctx context.Context, id int64, at time.Time, code int, msg string) error {
+	if _, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
+		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id})); err != nil {
+		return fmt.Errorf("overwrite result of log %d: %w", id, err)
+	}
+	return nil
+}
