@@ -1,6 +1,7 @@
 // Package schema owns the xxl_job_* tables: the embedded DDL of the layouts we can
 // create, detection of the layout an existing database has, and the typed Store
-// through which every statement of the admin runs.
+// through which every statement of the admin runs, on MySQL/MariaDB or on the embedded
+// SQLite file (dialect differences are in the Dialect implementations).
 package schema
 
 import (
@@ -119,29 +120,19 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Check inspects the current database (the one the connection's DSN names) without
-// changing anything.
+// Check inspects the current database (the one the connection's DSN names, or the
+// SQLite file) without changing anything.
 func Check(ctx context.Context, db *sql.DB) (Report, error) {
-	rows, err := db.QueryContext(ctx, `SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS
-		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'xxl\_job\_%'`)
+	lite := IsSQLite(db)
+	var cols map[string]map[string]bool
+	var err error
+	if lite {
+		cols, err = sqliteColumns(ctx, db)
+	} else {
+		cols, err = mysqlColumns(ctx, db)
+	}
 	if err != nil {
-		return Report{}, fmt.Errorf("read information_schema: %w", err)
-	}
-	defer rows.Close()
-	cols := map[string]map[string]bool{}
-	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
-			return Report{}, fmt.Errorf("scan column: %w", err)
-		}
-		t, c = strings.ToLower(t), strings.ToLower(c)
-		if cols[t] == nil {
-			cols[t] = map[string]bool{}
-		}
-		cols[t][c] = true
-	}
-	if err := rows.Err(); err != nil {
-		return Report{}, fmt.Errorf("read columns: %w", err)
+		return Report{}, err
 	}
 	var r Report
 	if len(cols) == 0 {
@@ -182,14 +173,14 @@ func Check(ctx context.Context, db *sql.DB) (Report, error) {
 	}
 	sort.Strings(r.MissingColumns)
 	if cols["xxl_job_registry"] != nil {
-		var n int
-		err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.STATISTICS
-			WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'xxl_job_registry' AND NON_UNIQUE = 0
-			AND COLUMN_NAME IN ('registry_group','registry_key','registry_value')`).Scan(&n)
-		if err != nil {
-			return Report{}, fmt.Errorf("read registry index: %w", err)
+		if lite {
+			r.Layout.UniqueRegistry, err = sqliteUniqueRegistry(ctx, db)
+		} else {
+			r.Layout.UniqueRegistry, err = mysqlUniqueRegistry(ctx, db)
 		}
-		r.Layout.UniqueRegistry = n == 3
+		if err != nil {
+			return Report{}, err
+		}
 	}
 	if cols["xxl_job_lock"] != nil {
 		var n int
@@ -199,6 +190,48 @@ func Check(ctx context.Context, db *sql.DB) (Report, error) {
 		r.LockRowMissing = n == 0
 	}
 	return r, nil
+}
+
+// mysqlColumns lists the columns of the xxl_job_* tables, lower-cased, by table.
+func mysqlColumns(ctx context.Context, db *sql.DB) (map[string]map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'xxl\_job\_%'`)
+	if err != nil {
+		return nil, fmt.Errorf("read information_schema: %w", err)
+	}
+	return scanColumns(rows)
+}
+
+func scanColumns(rows *sql.Rows) (map[string]map[string]bool, error) {
+	defer rows.Close()
+	cols := map[string]map[string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			return nil, fmt.Errorf("scan column: %w", err)
+		}
+		t, c = strings.ToLower(t), strings.ToLower(c)
+		if cols[t] == nil {
+			cols[t] = map[string]bool{}
+		}
+		cols[t][c] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	return cols, nil
+}
+
+// mysqlUniqueRegistry reports a UNIQUE index over the three registry key columns.
+func mysqlUniqueRegistry(ctx context.Context, db *sql.DB) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.STATISTICS
+			WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'xxl_job_registry' AND NON_UNIQUE = 0
+			AND COLUMN_NAME IN ('registry_group','registry_key','registry_value')`).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read registry index: %w", err)
+	}
+	return n == 3, nil
 }
 
 // ErrNotEmpty is returned by Init when the database already has xxl_job_* tables.
@@ -214,8 +247,12 @@ func DDL(name LayoutName) (string, error) {
 }
 
 // Init creates the tables and seed rows of a layout on an empty database. It refuses
-// to touch a database that has any xxl_job_* table.
+// to touch a database that has any xxl_job_* table. A SQLite file gets the 3.4
+// layout, in one transaction.
 func Init(ctx context.Context, db *sql.DB, name LayoutName) error {
+	if IsSQLite(db) {
+		return initSQLite(ctx, db, name)
+	}
 	script, err := DDL(name)
 	if err != nil {
 		return err

@@ -10,20 +10,23 @@ import (
 	sq "github.com/Masterminds/squirrel"
 )
 
-// Dialect holds what differs between SQL databases, so that SQLite and PostgreSQL can
-// join MySQL later without touching the statements' callers.
+// Dialect holds what differs between SQL databases (MySQL, SQLite; PostgreSQL could
+// join later) without touching the statements' callers.
 type Dialect interface {
 	// Name is a short identifier ("mysql").
 	Name() string
 	// Placeholder is the bind-parameter style of the driver.
 	Placeholder() sq.PlaceholderFormat
-	// LockSuffix is appended to a SELECT to take a row lock until the transaction ends.
+	// LockSuffix is appended to a SELECT to take a row lock until the transaction ends
+	// (empty where every transaction is exclusive already, as on SQLite).
 	LockSuffix() string
 	// UpsertSuffix turns an INSERT into an upsert on the table's unique key, setting
 	// the given columns to the inserted values.
 	UpsertSuffix(conflictCols []string, updateCols []string) string
 	// InsertIgnore is the verb of an INSERT that skips rows violating a unique key.
 	InsertIgnore() string
+	// FirstInsertID is the id of the first of the rows one multi-row INSERT created.
+	FirstInsertID(res sql.Result, rows int) (int64, error)
 }
 
 // MySQL is the dialect of MySQL 5.7+/8 and MariaDB 10.3+.
@@ -52,6 +55,10 @@ func (MySQL) UpsertSuffix(_ []string, updateCols []string) string {
 
 // InsertIgnore implements Dialect.
 func (MySQL) InsertIgnore() string { return "INSERT IGNORE" }
+
+// FirstInsertID implements Dialect: MySQL and MariaDB report the first id of the
+// statement.
+func (MySQL) FirstInsertID(res sql.Result, _ int) (int64, error) { return res.LastInsertId() }
 
 // Store runs every statement the admin issues against the xxl_job_* tables. It is safe
 // for concurrent use. A transaction started with InTx travels in the context, so the
@@ -95,7 +102,7 @@ func OpenStore(ctx context.Context, db *sql.DB) (*Store, Report, error) {
 	if !r.OK() {
 		return nil, r, fmt.Errorf("database is not an xxl-job database: %s", r.String())
 	}
-	return NewStore(db, MySQL{}, r.Layout), r, nil
+	return NewStore(db, dialectOf(db), r.Layout), r, nil
 }
 
 // Layout returns the detected layout.

@@ -52,7 +52,7 @@ func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 	if err != nil {
 		return fmt.Errorf("insert claims: %w", err)
 	}
-	first, err := res.LastInsertId()
+	first, err := s.d.FirstInsertID(res, len(claims))
 	if err != nil {
 		return fmt.Errorf("insert claims: %w", err)
 	}

@@ -1,9 +1,12 @@
 // Command xxl-admin-go is a drop-in replacement for the Java xxl-job-admin: the same
-// database, the same executor protocol, the same configuration keys.
+// database, the same executor protocol, the same configuration keys. Without a
+// configured spring.datasource.url it runs on an embedded SQLite file instead.
 //
 //	xxl-admin-go [--config FILE] [--key=value ...]        run the admin
 //	xxl-admin-go schema init [--layout=3.4|2.4] [...]     create tables on an empty database
 //	xxl-admin-go schema check [...]                       report the database's layout
+//	xxl-admin-go schema export --out FILE [...]           write groups, jobs and users as JSON
+//	xxl-admin-go schema import --in FILE [...]            load them into a fresh database
 package main
 
 import (
@@ -28,10 +31,12 @@ func main() {
 // run is main without the process: tests call it with their own arguments and stop it
 // by cancelling ctx. ready, when non-nil, receives the listening address.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, ready chan<- string) error {
+	args, own := cutOptions(args, ownOptions, commandFlags)
 	cfg, err := loadConfig(args, environ)
 	if err != nil {
 		return err
 	}
+	applyOwnOptions(cfg, own, environ)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: " + w)
@@ -42,7 +47,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, 
 			return schemaCommand(ctx, cfg, cfg.Positional[1:], stdout)
 		case "serve":
 		default:
-			return fmt.Errorf("unknown command %q (want: serve, schema init, schema check)", cfg.Positional[0])
+			return fmt.Errorf("unknown command %q (want: serve, schema init, schema check, schema export, schema import)", cfg.Positional[0])
 		}
 	}
 	return serve(ctx, cfg, log, ready)

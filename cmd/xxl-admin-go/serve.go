@@ -29,6 +29,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
 
 // loadConfig reads the configuration, keeping our own `--layout` flag of `schema init`
@@ -78,7 +79,7 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 
 func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: xxl-admin-go schema init|check")
+		return errors.New("usage: xxl-admin-go schema init|check|export|import")
 	}
 	switch args[0] {
 	case "init":
@@ -109,6 +110,8 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 		}
 		fmt.Fprintf(out, "created the %s layout with seed rows in database %s (login admin / 123456)\n", layout, name)
 		return nil
+	case "export", "import":
+		return transferCommand(ctx, cfg, args[0], out) // transfer.go
 	case "check":
 		db, err := openDB(ctx, cfg, true)
 		if err != nil {
@@ -125,7 +128,7 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown schema command %q (want init or check)", args[0])
+	return fmt.Errorf("unknown schema command %q (want init, check, export or import)", args[0])
 }
 
 // driverLog sends go-sql-driver's own messages (one per broken connection) to debug
@@ -139,12 +142,12 @@ func (d driverLog) Print(v ...any) {
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
 	_ = mysql.SetLogger(driverLog{log})
-	db, err := openDB(ctx, cfg, true)
+	db, err := openDatabase(ctx, cfg, log, openExclusive) // embedded.go: MySQL, or the embedded file
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	store, report, err := schema.OpenStore(ctx, db)
+	store, report, err := schema.OpenStore(ctx, db.DB)
 	if err != nil {
 		return err
 	}
@@ -161,7 +164,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
 	sched := scheduler.New(scheduler.Config{
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
-		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: cfg.DataSource.MySQL.Loc,
+		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: db.Loc,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
 	}, store, httpExec, clock.Real{})
 
@@ -171,13 +174,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		api.GroupTokens = store.GroupTokens
 	}
 	api.Mount(app, cfg.ContextPath, "")
-	console.Mount(app, cfg.ContextPath, console.Deps{
-		Manage: manage.New(manage.Config{
-			Store: store, Scheduler: sched, Logs: httpExec, Location: cfg.DataSource.MySQL.Loc,
-			Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
-		}),
-		Log: log,
+	mgr := manage.New(manage.Config{
+		Store: store, Scheduler: sched, Logs: httpExec, Location: db.Loc,
+		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
 	})
+	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log})
+	if err != nil {
+		return err
+	}
+	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
+	pages.Mount(app)
 	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -196,8 +202,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- app.Listener(ln) }()
 	log.Info("xxl-admin-go serving", "addr", ln.Addr().String(), "context_path", cfg.ContextPath,
-		"layout", report.Layout.Name, "database", cfg.DataSource.MySQL.DBName, "zone", cfg.DataSource.MySQL.Loc.String(),
+		"layout", report.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
+	db.announce(ctx, log, cfg, store, ln.Addr())
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

@@ -1,0 +1,549 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+)
+
+// chromiumPath is Debian's Chromium (apt-get install -y chromium); the browser tests
+// skip without it.
+const chromiumPath = "/usr/bin/chromium"
+
+// browser is one headless Chromium tab on the admin, recording every console error,
+// uncaught exception and JavaScript dialog the pages produce.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string // admin URL with context path
+	shots string // screenshot directory
+	name  string // screenshot file prefix
+
+	mu   sync.Mutex
+	errs []string
+	n    int // screenshots taken
+}
+
+func newBrowser(t *testing.T, base, name string) *browser {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
+	}
+	shots, err := filepath.Abs("../../artifacts/screenshots")
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(shots, 0o755))
+	profile := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("lang", "en-US"),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, base: base, shots: shots, name: name}
+
+	messages := chromedp.Console(ctx)
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.mu.Lock()
+				b.errs = append(b.errs, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line+1))
+				b.mu.Unlock()
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.errs = append(b.errs, "unexpected JavaScript dialog: "+ev.Message)
+			b.mu.Unlock()
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)))
+	// Dialogs and toasts appear without animation, so screenshots show them whole.
+	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+	require.NoError(t, err)
+	return b
+}
+
+// do runs steps, failing the test with what it was doing.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 45*time.Second)
+	defer cancel()
+	require.NoError(b.t, chromedp.Do(ctx, steps...), what)
+}
+
+// eval evaluates a script and returns its value.
+func eval[T any](b *browser, script string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](script))
+	require.NoError(b.t, err, script)
+	return v
+}
+
+// wait evaluates a JavaScript condition every 100 ms until it is truthy; it keeps
+// trying across navigations (a sign-in or a language switch reloads the page).
+func (b *browser) wait(what, cond string, limit time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(limit)
+	var lastErr error
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		lastErr = err
+		if time.Now().After(deadline) {
+			b.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
+			b.t.Fatalf("waiting for %s: %s did not become true within %s (last error: %v)", what, cond, limit, lastErr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// open navigates to a path under the admin and waits until the page's script ran.
+func (b *browser) open(path, pageName string) {
+	b.t.Helper()
+	b.do("open "+path, chromedp.Navigate(b.base+path))
+	b.wait("page "+pageName, `document.body && document.body.dataset.page === `+strconv.Quote(pageName)+` && document.readyState === "complete"`, 20*time.Second)
+}
+
+// shot saves a screenshot of the viewport as artifacts/screenshots/PREFIX-NN-name.png.
+func (b *browser) shot(name string) string {
+	b.t.Helper()
+	time.Sleep(250 * time.Millisecond) // let the last fetch paint
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+		return ""
+	}
+	b.n++
+	p := filepath.Join(b.shots, fmt.Sprintf("%s-%02d-%s.png", b.name, b.n, name))
+	require.NoError(b.t, os.WriteFile(p, png, 0o644))
+	b.t.Logf("screenshot: %s", p)
+	return p
+}
+
+// clean fails the test if any page logged an error since the last check.
+func (b *browser) clean(where string) {
+	b.t.Helper()
+	// Errors arrive as events; give the last ones a moment.
+	_, _ = chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`0`))
+	time.Sleep(150 * time.Millisecond)
+	b.mu.Lock()
+	errs := b.errs
+	b.errs = nil
+	b.mu.Unlock()
+	require.Empty(b.t, errs, "console errors on %s", where)
+}
+
+func (b *browser) typeInto(sel, text string) {
+	b.t.Helper()
+	ok := eval[bool](b, `(() => { const n = document.querySelector(`+strconv.Quote(sel)+`); if (!n) return false; n.value = ''; return true; })()`)
+	require.True(b.t, ok, "no element %s", sel)
+	b.do("type into "+sel, chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// jsClick clicks an element that may be scrolled away or inside a menu.
+func (b *browser) jsClick(sel string) {
+	b.t.Helper()
+	ok := eval[bool](b, `(() => { const n = document.querySelector(`+strconv.Quote(sel)+`); if (!n) return false; n.click(); return true; })()`)
+	require.True(b.t, ok, "no element %s", sel)
+}
+
+func (b *browser) selectValue(sel, value string) {
+	b.t.Helper()
+	ok := eval[bool](b, `(() => { const n = document.querySelector(`+strconv.Quote(sel)+`); if (!n) return false;
+		n.value = `+strconv.Quote(value)+`; n.dispatchEvent(new Event('change', { bubbles: true })); return n.value === `+strconv.Quote(value)+`; })()`)
+	require.True(b.t, ok, "select %s = %s", sel, value)
+}
+
+// The issue's browser walk-through, against the assembled admin on a fresh database
+// with a fake executor: sign in, create an executor, create a CRON job, run it once,
+// follow its live output to the end, edit a GLUE script, create a user, switch the
+// language — with no console error on any page, no markup from data, and a
+// screenshot of each step under artifacts/screenshots/.
+func TestConsoleInBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
+	}
+	t.Parallel()
+	db, admin := startAdmin(t)
+	hostile := `<img src=x onerror="window.__xss=1">`
+	exe := executortest.Start(t, executortest.Config{AppName: "ui-e2e", AccessToken: "e2e-token", AdminAddresses: admin})
+	msg := "report done <b>ok</b> " + hostile
+	exe.Handle("uiReportHandler", executortest.Behavior{RunTime: 8 * time.Second, HandleMsg: &msg})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.True(t, exe.Register(ctx).OK(), "executor registers")
+	// Two weeks of daily reports for the overview's chart (the report loop rewrites
+	// only the last three days).
+	today := time.Now().In(db.Loc)
+	for i := 3; i <= 14; i++ {
+		day := time.Date(today.Year(), today.Month(), today.Day()-i, 0, 0, 0, 0, db.Loc)
+		db.Exec(t, "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count, update_time) VALUES (?, ?, ?, ?, NOW())",
+			day, i%3, 40+(i*37)%60, (i*7)%9)
+	}
+
+	b := newBrowser(t, admin, "admin")
+	noXSS := `window.__xss === undefined && !document.querySelector('img[src="x"]')`
+
+	// Sign in.
+	b.open("/", "login")
+	b.shot("login")
+	b.clean("login page")
+	b.typeInto("#login-user", "admin")
+	b.typeInto("#login-password", "123456")
+	b.click("#login-submit")
+	b.wait("dashboard", `document.body.dataset.page === "dashboard" && document.querySelector("#chart-days svg")`, 20*time.Second)
+	b.shot("dashboard")
+	b.clean("dashboard")
+
+	// Create the executor; it is online at once (the fake registered before).
+	b.open("/jobgroup", "groups")
+	b.wait("executor list", `document.querySelector('#groups-table tr[data-id]')`, 10*time.Second)
+	b.click("#btn-new")
+	b.wait("executor form", `document.getElementById('dlg-group').open`, 5*time.Second)
+	b.typeInto("#form-group input[name=appname]", "ui-e2e")
+	b.typeInto("#form-group input[name=title]", "UI walk-through")
+	b.shot("executor-form")
+	b.jsClick("#form-group button[type=submit]")
+	b.wait("new executor row", `[...document.querySelectorAll('#groups-table tr[data-id]')].some(r => r.textContent.includes('ui-e2e') && r.querySelector('.online-btn.has'))`, 10*time.Second)
+	b.shot("executors")
+	b.clean("executors")
+	var group int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='ui-e2e'").Scan(&group))
+	// The sample executor gets a manual address; deleting it is refused while it has a job.
+	sample := `#groups-table tr[data-id="1"]`
+	b.jsClick(sample + ` [data-action="edit"]`)
+	b.wait("edit executor", `document.getElementById('dlg-group').open && document.querySelector('#form-group textarea[name=addressList]').disabled`, 5*time.Second)
+	b.jsClick(`#form-group input[name=addressType][value="1"]`)
+	b.typeInto("#form-group textarea[name=addressList]", "http://10.1.2.3:9999/")
+	b.jsClick("#form-group button[type=submit]")
+	b.wait("manual address online", `!document.getElementById('dlg-group').open && document.querySelector('`+sample+` .online-btn.has')`, 10*time.Second)
+	require.Equal(t, 1, db.Count(t, "xxl_job_group", "id=1 AND address_type=1 AND address_list='http://10.1.2.3:9999/'"))
+	b.jsClick(sample + ` [data-action="delete"]`)
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("refusal shown", `document.querySelector('.toast-error')`, 10*time.Second)
+	require.Equal(t, 1, db.Count(t, "xxl_job_group", "id=1"))
+	b.clean("executor edit and refused delete")
+
+	// Create a CRON job (running), with markup in its description.
+	b.open("/jobinfo", "jobs")
+	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
+	b.click("#btn-new")
+	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
+	b.typeInto("#form-job input[name=jobDesc]", "Nightly report "+hostile)
+	b.typeInto("#job-cron", "0 0 3 * * ?")
+	b.wait("five next fire times", `document.querySelectorAll('#fire-times li').length === 5 && !document.querySelector('#fire-times .form-error')`, 10*time.Second)
+	b.typeInto("#job-handler", "uiReportHandler")
+	b.typeInto("#form-job textarea[name=executorParam]", "region=eu")
+	b.selectValue("#form-job select[name=executorRouteStrategy]", "ROUND")
+	b.typeInto("#form-job input[name=executorFailRetryCount]", "1")
+	b.jsClick("#job-start-now")
+	b.shot("job-form")
+	b.jsClick("#job-save")
+	b.wait("new job row", `[...document.querySelectorAll('#jobs-table tr[data-id]')].some(r => r.textContent.includes('Nightly report'))`, 10*time.Second)
+	require.True(t, eval[bool](b, noXSS), "job description rendered as markup")
+	require.True(t, eval[bool](b, `[...document.querySelectorAll('#jobs-table td')].some(td => td.textContent.includes('<img src=x'))`), "description shown as text")
+	b.shot("jobs")
+	b.clean("jobs")
+	var job int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE executor_handler='uiReportHandler'").Scan(&job))
+	require.Equal(t, 1, db.Count(t, "xxl_job_info", "id=? AND trigger_status=1 AND schedule_conf='0 0 3 * * ?' AND executor_route_strategy='ROUND' AND executor_fail_retry_count=1", job))
+
+	// Next fire times from the row menu.
+	row := fmt.Sprintf(`#jobs-table tr[data-id="%d"]`, job)
+	b.jsClick(row + " .menu-btn")
+	b.jsClick(row + ` [data-action="next"]`)
+	b.wait("next fire times dialog", `document.getElementById('dlg-info').open && document.querySelectorAll('#dlg-info .fire-list li').length === 5`, 10*time.Second)
+	b.shot("next-fire-times")
+	b.jsClick(`#dlg-info button[value=close]`)
+
+	// Run it once with a parameter and the online machine picked from the list.
+	b.jsClick(row + ` [data-action="run-quick"]`)
+	b.wait("run dialog with the online machine", `document.getElementById('dlg-run').open && document.querySelector('#run-online .chip')`, 10*time.Second)
+	b.typeInto("#form-run textarea[name=executorParam]", "from the browser")
+	b.jsClick("#run-online .chip")
+	require.Equal(t, exe.Address(), eval[string](b, `document.querySelector('#form-run textarea[name=addressList]').value`))
+	b.shot("run-once")
+	b.jsClick("#run-submit")
+	b.wait("run sent", `!document.getElementById('dlg-run').open && document.querySelector('.toast')`, 10*time.Second)
+	b.clean("run once")
+
+	// The run appears in the history; follow its live output until it ends.
+	var logID int64
+	require.Eventually(t, func() bool {
+		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=200", job).Scan(&logID) == nil
+	}, 15*time.Second, 100*time.Millisecond, "the manual run is dispatched")
+	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
+	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, logID), 10*time.Second)
+	b.shot("run-history-running")
+	b.clean("run history")
+	b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", logID), "console")
+	b.wait("output while running", `document.getElementById('console-state').dataset.state === 'following' && document.getElementById('console-output').textContent.includes('execute start')`, 15*time.Second)
+	b.shot("live-output-following")
+	b.wait("output to the end", `document.getElementById('console-state').dataset.state === 'finished'`, 30*time.Second)
+	out := eval[string](b, `document.getElementById('console-output').textContent`)
+	require.Contains(t, out, "execute start: handler=uiReportHandler param=from the browser")
+	require.Contains(t, out, "execute end: handleCode=200")
+	b.wait("final status", `document.querySelector('#console-status .badge-success')`, 10*time.Second)
+	b.shot("live-output-finished")
+	b.clean("live output")
+
+	// The finished run, its result message shown as text.
+	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
+	b.wait("finished row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"] .badge-success')`, logID), 10*time.Second)
+	b.jsClick(fmt.Sprintf(`#logs-table tr[data-id="%d"] .menu-btn`, logID))
+	b.jsClick(fmt.Sprintf(`#logs-table tr[data-id="%d"] [data-action="handle-msg"]`, logID))
+	b.wait("result message", `document.getElementById('dlg-info').open`, 5*time.Second)
+	require.Contains(t, eval[string](b, `document.querySelector('#dlg-info .msg-text').textContent`), hostile)
+	require.True(t, eval[bool](b, noXSS), "result message rendered as markup")
+	b.shot("run-result-message")
+	b.jsClick(`#dlg-info button[value=close]`)
+	b.clean("run history, finished")
+
+	// A GLUE(Shell) job and its script editor: save a second version.
+	b.open("/jobinfo", "jobs")
+	b.click("#btn-new")
+	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
+	b.typeInto("#form-job input[name=jobDesc]", "Clean temp files")
+	b.selectValue("#job-stype", "NONE")
+	b.selectValue("#job-glue", "GLUE_SHELL")
+	b.jsClick("#job-save")
+	b.wait("glue job row", `[...document.querySelectorAll('#jobs-table tr[data-id]')].some(r => r.textContent.includes('Clean temp files'))`, 10*time.Second)
+	var glueJob int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Clean temp files' AND glue_type='GLUE_SHELL'").Scan(&glueJob))
+	b.open(fmt.Sprintf("/jobcode?jobId=%d", glueJob), "glue")
+	b.wait("editor", `document.getElementById('glue-source').value.includes('#!/bin/bash')`, 5*time.Second)
+	b.do("edit the script", chromedp.Click(chromedp.CSS("#glue-source")),
+		chromedp.Evaluate[chromedp.Void](`(() => { const ta = document.getElementById('glue-source'); ta.setSelectionRange(ta.value.length, ta.value.length); })()`),
+		chromedp.SendKeys(chromedp.CSS("#glue-source"), "find /tmp/ui-e2e -mtime +7 -delete\n"))
+	b.wait("unsaved flag", `!document.getElementById('glue-dirty').hidden`, 5*time.Second)
+	b.click("#glue-save")
+	b.wait("remark dialog", `document.getElementById('dlg-glue-save').open`, 5*time.Second)
+	b.typeInto("#form-glue-save input[name=glueRemark]", "delete week-old files")
+	b.jsClick("#form-glue-save button[type=submit]")
+	b.wait("reloaded with two versions", `document.querySelectorAll('#glue-version option').length === 2 && document.getElementById('glue-source').value.includes('mtime +7')`, 10*time.Second)
+	b.shot("glue-editor")
+	b.clean("GLUE editor")
+	require.Equal(t, 1, db.Count(t, "xxl_job_logglue", "job_id=? AND glue_remark='delete week-old files'", glueJob))
+
+	// Edit, pause, copy and delete from the row menu.
+	b.open("/jobinfo", "jobs")
+	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
+	b.jsClick(row + " .menu-btn")
+	b.jsClick(row + ` [data-action="edit"]`)
+	b.wait("edit form", `document.getElementById('dlg-job').open && document.getElementById('job-cron').value === '0 0 3 * * ?' && document.getElementById('job-glue').disabled`, 5*time.Second)
+	b.typeInto("#form-job input[name=alarmEmail]", "ops@example.com")
+	b.jsClick("#job-save")
+	b.wait("saved", `!document.getElementById('dlg-job').open`, 10*time.Second)
+	require.Eventually(t, func() bool {
+		return db.Count(t, "xxl_job_info", "id=? AND alarm_email='ops@example.com' AND executor_param='region=eu'", job) == 1
+	}, 5*time.Second, 100*time.Millisecond, "edit saved")
+	b.jsClick(row + " .menu-btn")
+	b.jsClick(row + ` [data-action="stop"]`)
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("paused", `document.querySelector(`+strconv.Quote(row+" .badge-muted")+`)`, 10*time.Second)
+	require.Equal(t, 1, db.Count(t, "xxl_job_info", "id=? AND trigger_status=0", job))
+	b.jsClick(row + " .menu-btn")
+	b.jsClick(row + ` [data-action="copy"]`)
+	b.wait("copy form", `document.getElementById('dlg-job').open && document.querySelector('#form-job input[name=jobDesc]').value.endsWith('(copy)')`, 5*time.Second)
+	b.jsClick("#job-save")
+	b.wait("copy row", `document.querySelectorAll('#jobs-table tr[data-id]').length === 4`, 10*time.Second)
+	var copyID int
+	require.NoError(t, db.SQL.QueryRow("SELECT MAX(id) FROM xxl_job_info WHERE executor_handler='uiReportHandler'").Scan(&copyID))
+	require.NotEqual(t, job, copyID)
+	copyRow := fmt.Sprintf(`#jobs-table tr[data-id="%d"]`, copyID)
+	b.jsClick(copyRow + " .menu-btn")
+	b.jsClick(copyRow + ` [data-action="delete"]`)
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("copy gone", `document.querySelectorAll('#jobs-table tr[data-id]').length === 3`, 10*time.Second)
+	b.clean("job edit, pause, copy, delete")
+
+	// A normal user with permission on the new executor.
+	b.open("/user", "users")
+	b.wait("user list", `document.querySelector('#users-table tr[data-id]')`, 10*time.Second)
+	b.click("#btn-new")
+	b.wait("user form", `document.getElementById('dlg-user').open`, 5*time.Second)
+	b.typeInto("#form-user input[name=username]", "opsuser")
+	b.typeInto("#form-user input[name=password]", "ops-pass1")
+	b.jsClick(fmt.Sprintf(`#perm-list input[value="%d"]`, group))
+	b.shot("user-form")
+	b.jsClick("#form-user button[type=submit]")
+	b.wait("user row", `[...document.querySelectorAll('#users-table tr[data-id]')].some(r => r.textContent.includes('opsuser') && r.textContent.includes('UI walk-through'))`, 10*time.Second)
+	b.shot("users")
+	b.clean("users")
+	require.Equal(t, 1, db.Count(t, "xxl_job_user", "username='opsuser' AND role=0 AND permission=?", strconv.Itoa(group)))
+
+	b.open("/help", "help")
+	b.shot("help")
+	b.clean("help")
+
+	// Language switch: per browser, kept in a cookie.
+	b.open("/jobinfo", "jobs")
+	b.selectValue("#lang-switch", "zh_CN")
+	b.wait("Chinese page", `document.documentElement.lang === 'zh-CN' && document.body.dataset.page === 'jobs' && document.querySelector('#jobs-table tr[data-id]')`, 15*time.Second)
+	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "任务")
+	b.shot("jobs-zh_CN")
+	b.clean("jobs in zh_CN")
+	b.open("/", "dashboard")
+	b.selectValue("#lang-switch", "zh_TC")
+	b.wait("Traditional Chinese page", `document.documentElement.lang === 'zh-Hant' && document.querySelector("#chart-days svg")`, 15*time.Second)
+	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "運行記錄")
+	b.shot("dashboard-zh_TC")
+	b.clean("dashboard in zh_TC")
+	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
+	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, logID), 10*time.Second)
+	b.shot("run-history-zh_TC")
+	b.selectValue("#lang-switch", "en")
+	b.wait("English again", `document.documentElement.lang === 'en' && document.querySelector('#logs-table tr[data-id]')`, 15*time.Second)
+	b.clean("run history")
+
+	// Change the password: the console signs out, and the new password signs in.
+	b.jsClick("#user-btn")
+	b.jsClick("#btn-change-pwd")
+	b.wait("password dialog", `document.getElementById('dlg-password').open`, 5*time.Second)
+	b.typeInto("#form-password input[name=oldPassword]", "123456")
+	b.typeInto("#form-password input[name=password]", "s3cret-new")
+	b.typeInto("#form-password input[name=password2]", "s3cret-new")
+	b.shot("change-password")
+	b.jsClick("#form-password button[type=submit]")
+	b.wait("signed out after the change", `document.body.dataset.page === 'login'`, 10*time.Second)
+	b.typeInto("#login-user", "admin")
+	b.typeInto("#login-password", "s3cret-new")
+	b.click("#login-submit")
+	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+	b.clean("password change")
+
+	// Sign out from the user menu.
+	b.jsClick("#user-btn")
+	b.jsClick("#btn-sign-out")
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("login page", `document.body.dataset.page === 'login'`, 10*time.Second)
+	b.clean("sign-out")
+	require.True(t, eval[bool](b, noXSS))
+}
+
+func TestConsoleInBrowserMember(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
+	}
+	t.Parallel()
+	db, admin := startAdmin(t)
+	exe := executortest.Start(t, executortest.Config{AppName: "member-app", AccessToken: "e2e-token", AdminAddresses: admin})
+	exe.Handle("slowHandler", executortest.Behavior{RunTime: 2 * time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.True(t, exe.Register(ctx).OK(), "executor registers")
+	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES ('member-app', 'Member team', 1, ?, NOW())", exe.Address())
+	var group int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='member-app'").Scan(&group))
+	db.Exec(t, "INSERT INTO xxl_job_user (username, password, role, permission) VALUES ('member', SHA2('member-pass', 256), 0, ?)", strconv.Itoa(group))
+	db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
+		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
+		glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
+		VALUES (?, 'Long import', NOW(), NOW(), 'member', 'FIX_RATE', '3600', 'DO_NOTHING', 'FIRST', 'slowHandler', '', 'SERIAL_EXECUTION', 0, 0,
+		'BEAN', '', '', NOW(), '', 0)`, group)
+	var job int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Long import'").Scan(&job))
+
+	b := newBrowser(t, admin, "member")
+	b.open("/toLogin", "login")
+	b.typeInto("#login-user", "member")
+	b.typeInto("#login-password", "member-pass")
+	b.click("#login-submit")
+	b.wait("dashboard", `document.body.dataset.page === "dashboard" && document.querySelector("#chart-days svg")`, 20*time.Second)
+
+	b.open("/jobinfo", "jobs")
+	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
+	require.False(t, eval[bool](b, `!!document.querySelector('[data-nav="groups"], [data-nav="users"]')`), "no administration menu")
+	require.Equal(t, 1, eval[int](b, `document.querySelectorAll('#jobs-table tr[data-id]').length`), "only the permitted executor's jobs")
+	b.click("#btn-new")
+	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	require.True(t, eval[bool](b, `[...document.querySelectorAll('#job-glue option')].every(o => o.value === 'BEAN' || o.disabled)`), "GLUE run modes closed")
+	b.shot("job-form")
+	b.jsClick("#dlg-job [data-close]")
+	b.clean("member jobs")
+
+	// Run the slow job and stop it from its live output.
+	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
+	b.wait("run dialog", `document.getElementById('dlg-run').open && document.querySelector('#run-online .chip')`, 10*time.Second)
+	b.jsClick("#run-submit")
+	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
+	var logID int64
+	require.Eventually(t, func() bool {
+		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=200", job).Scan(&logID) == nil
+	}, 15*time.Second, 100*time.Millisecond, "the manual run is dispatched")
+	b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", logID), "console")
+	b.wait("following", `document.getElementById('console-state').dataset.state === 'following' && !document.getElementById('console-kill').hidden`, 15*time.Second)
+	b.click("#console-kill")
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("run ended after the kill", `document.getElementById('console-state').dataset.state === 'finished' && document.querySelector('#console-status .badge-danger')`, 30*time.Second)
+	b.shot("killed-run")
+	b.clean("member live output")
+	require.Equal(t, 1, db.Count(t, "xxl_job_log", "id=? AND handle_code=500", logID))
+
+	// Administration pages answer with an error page of the console's own.
+	b.open("/jobgroup", "error")
+	require.Contains(t, eval[string](b, `document.getElementById('error-text').textContent`), "administrators")
+	b.shot("admin-page-refused")
+	b.clean("refused administration page")
+
+	b.open("/joblog?jobId="+strconv.Itoa(job), "logs")
+	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"] .badge-danger')`, logID), 10*time.Second)
+	b.click("#btn-clear")
+	b.wait("clean-up dialog", `document.getElementById('dlg-clear').open`, 5*time.Second)
+	b.selectValue("#clear-type", "9")
+	b.shot("clean-up")
+	b.jsClick("#form-clear button[type=submit]")
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("history empty", `document.querySelector('#logs-table tr.placeholder') && !document.querySelector('#logs-table tr[data-id]')`, 10*time.Second)
+	b.clean("member run history")
+	require.Equal(t, 0, db.Count(t, "xxl_job_log", "job_id=?", job))
+}

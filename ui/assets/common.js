@@ -1,0 +1,397 @@
+// Shared helpers of every console page: the JSON calls, DOM building (text only, never
+// markup from data), dialogs, toasts, the pager, dates in the server's zone, and the
+// header's language switch, password change and sign-out.
+'use strict';
+
+const App = (() => {
+  const boot = JSON.parse(document.getElementById('boot').textContent || '{}');
+  const texts = boot.i18n || {};
+
+  // t returns a UI text with {0}, {1}, … filled.
+  function t(key, ...args) {
+    let s = Object.prototype.hasOwnProperty.call(texts, key) ? texts[key] : key;
+    args.forEach((a, i) => { s = s.split('{' + i + '}').join(String(a)); });
+    return s;
+  }
+
+  // el builds an element. Strings among the children become text nodes, so data never
+  // turns into markup.
+  function el(tag, attrs, ...children) {
+    const svg = tag.startsWith('svg:');
+    const node = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag.slice(4)) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') node.setAttribute('class', v);
+      else if (k === 'text') node.textContent = String(v);
+      else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
+      else if (k === 'dataset') Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? '' : String(v));
+    }
+    append(node, children);
+    return node;
+  }
+
+  function append(node, children) {
+    for (const c of children) {
+      if (c === undefined || c === null || c === false) continue;
+      if (Array.isArray(c)) append(node, c);
+      else if (c instanceof Node) node.appendChild(c);
+      else node.appendChild(document.createTextNode(String(c)));
+    }
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  class ApiError extends Error {}
+
+  function toLogin() {
+    window.location.assign(boot.base + '/auth/login');
+  }
+
+  // api posts form parameters to a console endpoint and returns the payload of a
+  // success envelope; a failure envelope throws ApiError with the server's message.
+  async function api(path, params) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(params || {})) {
+      if (v === undefined || v === null) continue;
+      if (Array.isArray(v)) v.forEach((x) => body.append(k, String(x)));
+      else body.append(k, String(v));
+    }
+    let res;
+    try {
+      res = await fetch(boot.base + path, {
+        method: 'POST', body, credentials: 'same-origin', redirect: 'manual',
+        headers: { Accept: 'application/json' },
+      });
+    } catch (e) {
+      throw new ApiError(t('common_network'));
+    }
+    if (res.type === 'opaqueredirect' || res.status === 302) {
+      toLogin();
+      throw new ApiError(t('common_session'));
+    }
+    let j;
+    try {
+      j = await res.json();
+    } catch (e) {
+      throw new ApiError(t('common_failed') + ' (HTTP ' + res.status + ')');
+    }
+    if (Object.prototype.hasOwnProperty.call(j, 'recordsTotal')) return j;
+    if (j.code !== 200) {
+      const msg = typeof j.msg === 'string' && j.msg ? j.msg : t('common_failed');
+      if (msg.startsWith('not login for path')) {
+        toLogin();
+        throw new ApiError(t('common_session'));
+      }
+      throw new ApiError(msg);
+    }
+    return j.data !== undefined ? j.data : j.content;
+  }
+
+  // Toasts.
+  function toast(msg, kind) {
+    const box = document.getElementById('toasts');
+    if (!box) return;
+    const n = el('div', { class: 'toast toast-' + (kind || 'ok') }, msg);
+    box.appendChild(n);
+    setTimeout(() => n.classList.add('leaving'), 3200);
+    setTimeout(() => n.remove(), 3600);
+  }
+
+  // Dialogs: native <dialog> elements from the page's markup.
+  function openDialog(dlg) {
+    if (!dlg.dataset.wired) {
+      dlg.dataset.wired = '1';
+      $$('[data-close]', dlg).forEach((b) => b.addEventListener('click', () => dlg.close('cancel')));
+    }
+    const err = $('[data-slot="error"]', dlg);
+    if (err) { err.hidden = true; err.textContent = ''; }
+    if (!dlg.open) dlg.showModal();
+  }
+
+  function formError(form, msg) {
+    const err = $('[data-slot="error"]', form);
+    if (!err) { toast(msg, 'error'); return; }
+    err.textContent = msg || '';
+    err.hidden = !msg;
+  }
+
+  function confirmDialog(message, opts) {
+    const dlg = document.getElementById('dlg-confirm');
+    const o = opts || {};
+    $('[data-slot="title"]', dlg).textContent = o.title || t('common_confirm');
+    $('[data-slot="message"]', dlg).textContent = message;
+    const ok = $('[data-slot="ok"]', dlg);
+    ok.textContent = o.ok || t('common_ok');
+    ok.className = 'btn ' + (o.danger ? 'btn-danger' : 'btn-primary');
+    dlg.returnValue = '';
+    return new Promise((resolve) => {
+      dlg.addEventListener('close', () => resolve(dlg.returnValue === 'ok'), { once: true });
+      dlg.showModal();
+      ok.focus();
+    });
+  }
+
+  function infoDialog(title, body) {
+    const dlg = document.getElementById('dlg-info');
+    $('[data-slot="title"]', dlg).textContent = title;
+    const slot = clear($('[data-slot="body"]', dlg));
+    append(slot, [body]);
+    dlg.showModal();
+  }
+
+  // busy disables a form's submit button while a call runs.
+  async function busy(button, fn) {
+    if (button) button.disabled = true;
+    try {
+      return await fn();
+    } finally {
+      if (button) button.disabled = false;
+    }
+  }
+
+  // Dates in the server's zone (DATETIME columns and schedules live there).
+  let zoneFmt = null;
+  try {
+    if (boot.zone) {
+      zoneFmt = new Intl.DateTimeFormat('en-GB', {
+        timeZone: boot.zone, year: 'numeric', month: '2-digit', day: '2-digit',
+        hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+      });
+    }
+  } catch (e) {
+    zoneFmt = null;
+  }
+
+  function partsOf(ms) {
+    if (zoneFmt) {
+      const p = {};
+      for (const x of zoneFmt.formatToParts(new Date(ms))) p[x.type] = x.value;
+      return { y: +p.year, m: +p.month, d: +p.day, H: +p.hour % 24, M: +p.minute, S: +p.second };
+    }
+    const d = new Date(ms + (boot.zoneOffset || 0) * 60000);
+    return { y: d.getUTCFullYear(), m: d.getUTCMonth() + 1, d: d.getUTCDate(), H: d.getUTCHours(), M: d.getUTCMinutes(), S: d.getUTCSeconds() };
+  }
+
+  const pad = (n, w) => String(n).padStart(w || 2, '0');
+  const fmtParts = (p) => p.y + '-' + pad(p.m) + '-' + pad(p.d) + ' ' + pad(p.H) + ':' + pad(p.M) + ':' + pad(p.S);
+
+  function fmtMs(ms) { return ms ? fmtParts(partsOf(ms)) : ''; }
+
+  // fmtDate shows a JSON date: ISO-8601 (≤ v3.4.0 answers) converted to the server's
+  // zone, a plain "yyyy-MM-dd HH:mm:ss" string shown as it is, epoch millis formatted.
+  function fmtDate(v) {
+    if (v === null || v === undefined || v === '') return '';
+    if (typeof v === 'number') return fmtMs(v);
+    if (String(v).includes('T')) {
+      const ms = Date.parse(v);
+      return Number.isNaN(ms) ? String(v) : fmtMs(ms);
+    }
+    return String(v);
+  }
+
+  // Calendar arithmetic on server-zone dates, done on UTC dates as plain calendars.
+  const civil = (y, m, d) => new Date(Date.UTC(y, m - 1, d));
+  const ymd = (dt) => dt.getUTCFullYear() + '-' + pad(dt.getUTCMonth() + 1) + '-' + pad(dt.getUTCDate());
+  const addDays = (dt, n) => new Date(dt.getTime() + n * 86400000);
+
+  // range returns [from, to] dates ("yyyy-MM-dd") of a named range, in the server zone.
+  function range(name) {
+    const now = partsOf(Date.now());
+    const today = civil(now.y, now.m, now.d);
+    switch (name) {
+      case 'today': return [ymd(today), ymd(today)];
+      case 'yesterday': return [ymd(addDays(today, -1)), ymd(addDays(today, -1))];
+      case 'week': return [ymd(addDays(today, -6)), ymd(today)];
+      case 'month': return [ymd(addDays(today, -29)), ymd(today)];
+      case 'thisMonth': return [ymd(civil(now.y, now.m, 1)), ymd(addDays(civil(now.y, now.m + 1, 1), -1))];
+      case 'lastMonth': return [ymd(civil(now.y, now.m - 1, 1)), ymd(addDays(civil(now.y, now.m, 1), -1))];
+    }
+    return null;
+  }
+
+  // serverNow is "yyyy-MM-dd HH:mm:ss" of now (minus ms) in the server zone.
+  function serverTime(msAgo) { return fmtParts(partsOf(Date.now() - (msAgo || 0))); }
+
+  // pager renders paging controls and calls onChange(offset, size).
+  function pager(container, onChange) {
+    const sizes = [10, 20, 50, 100];
+    let state = { total: 0, offset: 0, size: 20 };
+    function go(offset) { onChange(Math.max(0, offset), state.size); }
+    function render(total, offset, size) {
+      state = { total, offset, size };
+      const pages = Math.max(1, Math.ceil(total / size));
+      const page = Math.floor(offset / size) + 1;
+      const sel = el('select', { 'aria-label': t('pager_size'), class: 'pager-size', onchange: (e) => { state.size = +e.target.value; onChange(0, state.size); } },
+        sizes.map((s) => el('option', { value: s, selected: s === size }, String(s))));
+      const num = el('input', { type: 'number', min: 1, max: pages, value: page, class: 'pager-num', 'aria-label': t('pager_goto') });
+      num.addEventListener('change', () => {
+        const p = Math.min(pages, Math.max(1, parseInt(num.value, 10) || 1));
+        go((p - 1) * size);
+      });
+      const first = total === 0 ? 0 : offset + 1;
+      const last = Math.min(total, offset + size);
+      clear(container);
+      append(container, [
+        el('span', { class: 'pager-info' }, t('pager_total', total.toLocaleString()), total ? ' · ' + t('pager_showing', first, last) : ''),
+        el('span', { class: 'spacer' }),
+        el('label', { class: 'pager-label' }, t('pager_size'), sel),
+        el('button', { type: 'button', class: 'btn btn-sm', disabled: page <= 1, title: t('pager_first'), 'aria-label': t('pager_first'), onclick: () => go(0) }, '«'),
+        el('button', { type: 'button', class: 'btn btn-sm', disabled: page <= 1, onclick: () => go(offset - size) }, '‹ ' + t('pager_prev')),
+        el('span', { class: 'pager-page' }, num, ' / ' + pages),
+        el('button', { type: 'button', class: 'btn btn-sm', disabled: page >= pages, onclick: () => go(offset + size) }, t('pager_next') + ' ›'),
+        el('button', { type: 'button', class: 'btn btn-sm', disabled: page >= pages, title: t('pager_last'), 'aria-label': t('pager_last'), onclick: () => go((pages - 1) * size) }, '»'),
+      ]);
+    }
+    return { render, get size() { return state.size; }, set size(v) { state.size = v; } };
+  }
+
+  // tableRows fills a tbody with rows, or a one-cell message row.
+  function tableRows(tbody, rows, cols, make) {
+    clear(tbody);
+    if (!rows || rows.length === 0) {
+      tbody.appendChild(el('tr', { class: 'placeholder' }, el('td', { colspan: cols }, t('common_empty'))));
+      return;
+    }
+    rows.forEach((r) => tbody.appendChild(make(r)));
+  }
+
+  function tableMessage(tbody, cols, msg, kind) {
+    clear(tbody);
+    tbody.appendChild(el('tr', { class: 'placeholder ' + (kind || '') }, el('td', { colspan: cols }, msg)));
+  }
+
+  // menu builds an action dropdown for a table row.
+  function rowMenu(items) {
+    const list = el('div', { class: 'menu row-menu', role: 'menu', hidden: true });
+    const btn = el('button', { type: 'button', class: 'btn btn-sm menu-btn', 'aria-haspopup': 'menu', 'aria-expanded': 'false' }, t('common_actions'), el('span', { class: 'caret', 'aria-hidden': 'true' }));
+    for (const it of items) {
+      if (!it) continue;
+      if (it === '-') { list.appendChild(el('hr')); continue; }
+      list.appendChild(el('button', {
+        type: 'button', role: 'menuitem', class: it.danger ? 'danger' : '', dataset: { action: it.action || '' },
+        onclick: () => { closeMenus(); it.run(); },
+      }, it.label));
+    }
+    btn.addEventListener('click', (e) => {
+      e.stopPropagation();
+      const open = list.hidden;
+      closeMenus();
+      if (open) {
+        list.hidden = false;
+        btn.setAttribute('aria-expanded', 'true');
+        const r = btn.getBoundingClientRect();
+        const below = window.innerHeight - r.bottom;
+        list.classList.toggle('up', below < list.offsetHeight + 16 && r.top > below);
+      }
+    });
+    return el('div', { class: 'menu-wrap' }, btn, list);
+  }
+
+  function closeMenus() {
+    $$('.menu').forEach((m) => {
+      if (m.id === 'user-menu' || m.classList.contains('row-menu')) m.hidden = true;
+    });
+    $$('[aria-expanded="true"]').forEach((b) => b.setAttribute('aria-expanded', 'false'));
+  }
+  document.addEventListener('click', (e) => {
+    if (!e.target.closest('.menu')) closeMenus();
+  });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') closeMenus(); });
+
+  // badge is a coloured status label.
+  const badge = (text, kind) => el('span', { class: 'badge badge-' + kind }, text);
+
+  // msgText turns an admin-written HTML fragment (trigger and result messages keep
+  // <br> and a few spans) into plain text lines without interpreting it.
+  function msgText(html) {
+    if (!html) return '';
+    const ents = { lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", '#x27': "'", nbsp: ' ' };
+    return String(html)
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/?(?:span|b|strong|font|i|em|p|div)(?:\s[^<>]*)?>/gi, '')
+      .replace(/&(lt|gt|amp|quot|#39|#x27|nbsp);/g, (m, e) => ents[e])
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+  }
+
+  function msgBlock(html) { return el('div', { class: 'msg-text' }, msgText(html)); }
+
+  // Query-string state of list pages.
+  function readQuery() { return new URLSearchParams(window.location.search); }
+  function writeQuery(params) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== '' && v !== undefined && v !== null) q.set(k, v);
+    const s = q.toString();
+    window.history.replaceState(null, '', window.location.pathname + (s ? '?' + s : ''));
+  }
+
+  // Header: language switch, user menu, password change, sign-out, sidebar toggle.
+  function initChrome() {
+    const sw = document.getElementById('lang-switch');
+    if (sw) {
+      sw.addEventListener('change', () => {
+        document.cookie = 'xxl_admin_lang=' + encodeURIComponent(sw.value) + '; Path=/; Max-Age=31536000; SameSite=Lax';
+        window.location.reload();
+      });
+    }
+    const ub = document.getElementById('user-btn');
+    const um = document.getElementById('user-menu');
+    if (ub && um) {
+      ub.addEventListener('click', (e) => {
+        e.stopPropagation();
+        const open = um.hidden;
+        closeMenus();
+        um.hidden = !open;
+        ub.setAttribute('aria-expanded', String(open));
+      });
+    }
+    const so = document.getElementById('btn-sign-out');
+    if (so) {
+      so.addEventListener('click', async () => {
+        closeMenus();
+        if (!(await confirmDialog(t('sign_out_ask'), { ok: t('sign_out') }))) return;
+        try { await api('/auth/logout'); } catch (e) { /* the cookie is gone either way */ }
+        toLogin();
+      });
+    }
+    const cp = document.getElementById('btn-change-pwd');
+    const dlg = document.getElementById('dlg-password');
+    if (cp && dlg) {
+      const form = document.getElementById('form-password');
+      cp.addEventListener('click', () => { closeMenus(); form.reset(); openDialog(dlg); form.oldPassword.focus(); });
+      form.addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const pw = form.password.value.trim();
+        if (!form.oldPassword.value) { formError(form, t('pwd_old') + ': ' + t('common_required')); return; }
+        if (pw.length < 4 || pw.length > 20) { formError(form, t('pwd_new') + ': ' + t('pwd_rule')); return; }
+        if (pw !== form.password2.value.trim()) { formError(form, t('pwd_mismatch')); return; }
+        await busy($('button[type="submit"]', form), async () => {
+          try {
+            await api('/auth/updatePwd', { oldPassword: form.oldPassword.value, password: pw });
+            dlg.close();
+            toast(t('pwd_changed'));
+            try { await api('/auth/logout'); } catch (err) { /* ignore */ }
+            setTimeout(toLogin, 900);
+          } catch (err) {
+            formError(form, err.message);
+          }
+        });
+      });
+    }
+    const mt = document.getElementById('menu-toggle');
+    if (mt) mt.addEventListener('click', () => document.getElementById('shell').classList.toggle('nav-open'));
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', initChrome);
+  else initChrome();
+
+  return {
+    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, infoDialog,
+    busy, fmtMs, fmtDate, range, serverTime, pager, tableRows, tableMessage, rowMenu, badge, msgText, msgBlock,
+    readQuery, writeQuery, partsOf, pad, toLogin,
+  };
+})();

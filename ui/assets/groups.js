@@ -1,0 +1,121 @@
+// Executors (administrators): paged list, add/edit with automatic or manual machine
+// addresses, delete, and the machines online.
+'use strict';
+
+(() => {
+  const { t, el, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
+  const filters = document.getElementById('filters');
+  const tbody = $('#groups-table tbody');
+  const totalBadge = document.getElementById('total-badge');
+  const COLS = 6;
+  const q = readQuery();
+  const state = { offset: Math.max(0, parseInt(q.get('offset'), 10) || 0), size: 20 };
+  for (const k of ['appname', 'title']) if (q.has(k)) filters[k].value = q.get(k);
+  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
+
+  let seq = 0;
+  async function load() {
+    const my = ++seq;
+    const f = { appname: filters.appname.value.trim(), title: filters.title.value.trim() };
+    writeQuery({ ...f, offset: state.offset || '' });
+    try {
+      const page = await api('/jobgroup/pageList', { ...f, offset: state.offset, pagesize: state.size });
+      if (my !== seq) return;
+      totalBadge.textContent = (page.total || 0).toLocaleString();
+      tableRows(tbody, page.data || [], COLS, row);
+      pg.render(page.total || 0, state.offset, state.size);
+    } catch (e) {
+      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
+    }
+  }
+
+  function online(g) {
+    const list = g.registryList || [];
+    const n = list.length;
+    return el('button', {
+      type: 'button', class: 'online-btn' + (n ? ' has' : ''), dataset: { action: 'online' },
+      onclick: () => infoDialog(t('groups_online_title', g.title),
+        n ? el('ul', { class: 'plain-list mono' }, list.map((a) => el('li', {}, a))) : el('p', { class: 'muted' }, t('groups_none_online'))),
+    }, el('span', { class: 'dot', 'aria-hidden': 'true' }), String(n));
+  }
+
+  function row(g) {
+    return el('tr', { dataset: { id: g.id } },
+      el('td', { class: 'col-id mono' }, String(g.id)),
+      el('td', { class: 'mono strong' }, g.appname),
+      el('td', {}, g.title),
+      el('td', {}, g.addressType === 0 ? t('groups_auto') : t('groups_manual')),
+      el('td', {}, online(g)),
+      el('td', { class: 'col-actions' },
+        el('button', { type: 'button', class: 'btn btn-sm', dataset: { action: 'edit' }, onclick: () => openGroup(g) }, t('common_edit')),
+        ' ',
+        el('button', { type: 'button', class: 'btn btn-sm btn-danger-outline', dataset: { action: 'delete' }, onclick: () => remove(g) }, t('common_delete'))));
+  }
+
+  async function remove(g) {
+    if (!(await confirmDialog(t('groups_delete_ask', g.title), { ok: t('common_delete'), danger: true }))) return;
+    try {
+      await api('/jobgroup/delete', { 'ids[]': g.id });
+      toast(t('common_deleted'));
+      load();
+    } catch (e) {
+      toast(e.message, 'error');
+    }
+  }
+
+  const dlg = document.getElementById('dlg-group');
+  const form = document.getElementById('form-group');
+  let editing = null;
+
+  function syncType() {
+    const manual = form.querySelector('input[name="addressType"]:checked').value === '1';
+    form.addressList.disabled = !manual;
+    document.getElementById('group-auto-hint').hidden = manual;
+  }
+
+  function openGroup(g) {
+    editing = g;
+    form.reset();
+    $('[data-slot="title"]', dlg).textContent = g ? t('groups_edit', g.id) : t('groups_new');
+    form.elements.namedItem('id').value = g ? g.id : '';
+    if (g) {
+      form.appname.value = g.appname;
+      form.title.value = g.title;
+      form.querySelector('input[name="addressType"][value="' + (g.addressType === 1 ? 1 : 0) + '"]').checked = true;
+      form.addressList.value = g.addressList || '';
+    }
+    syncType();
+    openDialog(dlg);
+    form.appname.focus();
+  }
+
+  form.querySelectorAll('input[name="addressType"]').forEach((r) => r.addEventListener('change', syncType));
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const app = form.appname.value.trim();
+    const title = form.title.value.trim();
+    const type = form.querySelector('input[name="addressType"]:checked').value;
+    const list = form.addressList.value.replace(/\s+/g, '');
+    if (!/^[a-z][a-zA-Z0-9-]{3,63}$/.test(app)) { formError(form, t('groups_f_appname') + ': ' + t('groups_appname_rule')); form.appname.focus(); return; }
+    if (!title) { formError(form, t('groups_f_title') + ': ' + t('common_required')); form.title.focus(); return; }
+    if (type === '1' && !list) { formError(form, t('groups_f_addresses') + ': ' + t('common_required')); form.addressList.focus(); return; }
+    const params = { appname: app, title, addressType: type, addressList: type === '1' ? list : '' };
+    if (editing) params.id = editing.id;
+    await busy(form.querySelector('button[type="submit"]'), async () => {
+      try {
+        await api(editing ? '/jobgroup/update' : '/jobgroup/insert', params);
+        dlg.close();
+        toast(t('common_saved'));
+        load();
+      } catch (err) {
+        formError(form, err.message);
+      }
+    });
+  });
+
+  filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
+  filters.addEventListener('reset', () => setTimeout(() => { state.offset = 0; load(); }, 0));
+  document.getElementById('btn-new').addEventListener('click', () => openGroup(null));
+  load();
+})();

@@ -1,0 +1,264 @@
+// Run history: filters (executor, job, outcome, time range), a paged table from
+// /joblog/pageList, live output, stopping a run and cleaning up by rule.
+'use strict';
+
+(() => {
+  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, fmtDate, pager,
+    tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery, range, serverTime, msgBlock } = App;
+  const filters = document.getElementById('filters');
+  const tbody = $('#logs-table tbody');
+  const totalBadge = document.getElementById('total-badge');
+  const jobIn = document.getElementById('f-job');
+  const jobList = document.getElementById('job-options');
+  const rangeSel = document.getElementById('f-range');
+  const fromIn = document.getElementById('f-from');
+  const toIn = document.getElementById('f-to');
+  const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
+  const COLS = 7;
+
+  const q = readQuery();
+  const state = {
+    jobId: boot.jobId || 0,
+    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
+    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
+  };
+  if (q.has('logStatus')) filters.logStatus.value = q.get('logStatus');
+  if (q.has('range') && rangeSel.querySelector('option[value="' + CSS.escape(q.get('range')) + '"]')) rangeSel.value = q.get('range');
+  if (rangeSel.value === 'custom') {
+    fromIn.value = q.get('from') || '';
+    toIn.value = q.get('to') || '';
+  }
+
+  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
+
+  // applyRange fills the time fields from the chosen preset (recomputed on every load,
+  // so "last hour" moves with the clock).
+  function applyRange() {
+    const name = rangeSel.value;
+    if (name === 'custom') return;
+    if (name === 'any') { fromIn.value = ''; toIn.value = ''; return; }
+    if (name === 'hour') {
+      fromIn.value = serverTime(3600000);
+      toIn.value = serverTime(0);
+      return;
+    }
+    const r = range(name);
+    if (r) {
+      fromIn.value = r[0] + ' 00:00:00';
+      toIn.value = r[1] + ' 23:59:59';
+    }
+  }
+
+  // dt normalises a typed time: a date alone, or a time without seconds, is completed.
+  const dt = (v) => {
+    const s = String(v || '').trim().replace('T', ' ');
+    if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return s + ' 00:00:00';
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(s)) return s + ':00';
+    return s;
+  };
+  const validTime = (s) => s === '' || /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(s);
+
+  function filterTime() {
+    const a = dt(fromIn.value);
+    const b = dt(toIn.value);
+    return a && b ? a + ' - ' + b : '';
+  }
+
+  function parseJob() {
+    const m = /^\s*#?(\d+)/.exec(jobIn.value);
+    return m ? +m[1] : 0;
+  }
+
+  let seq = 0;
+  let refreshTimer = 0;
+  async function load() {
+    const my = ++seq;
+    clearTimeout(refreshTimer);
+    applyRange();
+    const params = {
+      jobGroup: filters.jobGroup.value, jobId: state.jobId, logStatus: filters.logStatus.value, filterTime: filterTime(),
+    };
+    writeQuery({
+      jobGroup: params.jobGroup === '0' ? '' : params.jobGroup, jobId: state.jobId || '', logStatus: params.logStatus === '-1' ? '' : params.logStatus,
+      range: rangeSel.value === 'today' ? '' : rangeSel.value,
+      from: rangeSel.value === 'custom' ? dt(fromIn.value) : '', to: rangeSel.value === 'custom' ? dt(toIn.value) : '',
+      offset: state.offset || '', size: state.size === 20 ? '' : state.size,
+    });
+    tbody.classList.add('loading');
+    try {
+      const page = await api('/joblog/pageList', { ...params, offset: state.offset, pagesize: state.size });
+      if (my !== seq) return;
+      const rows = page.data || [];
+      const total = page.total || 0;
+      totalBadge.textContent = total.toLocaleString();
+      tableRows(tbody, rows, COLS, row);
+      pg.render(total, state.offset, state.size);
+      // Runs still going: look again soon while the page is visible.
+      if (rows.some((r) => r.triggerCode === 200 && r.handleCode === 0)) {
+        refreshTimer = setTimeout(() => { if (!document.hidden && !document.querySelector('dialog[open]')) load(); }, 5000);
+      }
+    } catch (e) {
+      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
+    } finally {
+      if (my === seq) tbody.classList.remove('loading');
+    }
+  }
+
+  function outcome(l) {
+    if (l.handleCode === 200) return badge(t('status_success'), 'success');
+    if (l.handleCode === 502) return badge(t('status_timeout'), 'warning');
+    if (l.handleCode > 0) return badge(t('status_failed'), 'danger');
+    if (l.triggerCode === 200) return badge(t('status_running'), 'running');
+    if (l.triggerCode > 0) return badge(t('logs_dispatch_fail'), 'danger');
+    return badge(t('status_pending'), 'muted');
+  }
+
+  function msgLink(title, html) {
+    if (!html) return null;
+    return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html)) }, t('common_show'));
+  }
+
+  function row(l) {
+    const running = l.triggerCode === 200 && l.handleCode === 0;
+    const hasOutput = l.triggerCode === 200 || l.handleCode > 0;
+    const items = [
+      hasOutput && { label: t('logs_rolling'), action: 'rolling', run: () => window.open(boot.base + '/joblog/logDetailPage?id=' + l.id, '_blank', 'noopener') },
+      running && { label: t('logs_kill'), action: 'kill', danger: true, run: () => kill(l) },
+      { label: t('logs_trigger_msg'), action: 'trigger-msg', run: () => infoDialog(t('logs_trigger_msg'), msgBlock(l.triggerMsg)) },
+      l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg)) },
+    ];
+    const g = groups.get(l.jobGroup);
+    return el('tr', { dataset: { id: l.id } },
+      el('td', { class: 'col-id mono' }, String(l.id)),
+      el('td', { class: 'cell-main' },
+        el('a', { href: boot.base + '/joblog?jobId=' + l.jobId, class: 'strong' }, '#' + l.jobId),
+        l.executorHandler ? el('span', { class: 'mono sub-inline' }, ' ' + l.executorHandler) : null,
+        el('div', { class: 'sub' }, g ? g.title : '', l.executorParam ? ' · ' + t('logs_param') + ': ' + l.executorParam : '',
+          l.executorShardingParam ? ' · ' + t('logs_shard') + ' ' + l.executorShardingParam : '')),
+      el('td', { class: 'nowrap' }, el('div', {}, fmtDate(l.triggerTime)),
+        el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg))),
+      el('td', { class: 'mono small' }, l.executorAddress || el('span', { class: 'muted' }, '—')),
+      el('td', { class: 'nowrap' }, fmtDate(l.handleTime) || el('span', { class: 'muted' }, '—')),
+      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg)),
+      el('td', { class: 'col-actions' },
+        hasOutput ? el('a', { class: 'btn btn-sm btn-ghost', href: boot.base + '/joblog/logDetailPage?id=' + l.id, target: '_blank', rel: 'noopener', dataset: { action: 'rolling-quick' } }, t('logs_rolling')) : null,
+        rowMenu(items)));
+  }
+
+  async function kill(l) {
+    if (!(await confirmDialog(t('logs_kill_ask', l.id), { ok: t('logs_kill'), danger: true }))) return;
+    try {
+      await api('/joblog/logKill', { id: l.id });
+      toast(t('logs_killed'));
+      load();
+    } catch (e) {
+      toast(e.message, 'error');
+    }
+  }
+
+  // Job picker: a datalist filled from the job list of the chosen executor.
+  let jobTimer = 0;
+  let jobSeq = 0;
+  async function fillJobs() {
+    const my = ++jobSeq;
+    const text = jobIn.value.trim();
+    const desc = /^#?\d+(\s|$)/.test(text) ? '' : text;
+    try {
+      const page = await api('/jobinfo/pageList', { jobGroup: filters.jobGroup.value, triggerStatus: -1, jobDesc: desc, executorHandler: '', author: '', offset: 0, pagesize: 20 });
+      if (my !== jobSeq) return [];
+      clear(jobList);
+      (page.data || []).forEach((j) => jobList.appendChild(el('option', { value: j.id + ' · ' + j.jobDesc })));
+      return page.data || [];
+    } catch (e) {
+      return [];
+    }
+  }
+  jobIn.addEventListener('focus', () => { if (!jobList.firstChild) fillJobs(); });
+  jobIn.addEventListener('input', () => {
+    clearTimeout(jobTimer);
+    jobTimer = setTimeout(fillJobs, 250);
+    const id = parseJob();
+    if (id && /·/.test(jobIn.value)) { state.jobId = id; state.offset = 0; load(); }
+    if (!jobIn.value.trim() && state.jobId) { state.jobId = 0; state.offset = 0; load(); }
+  });
+
+  async function resolveJob() {
+    const text = jobIn.value.trim();
+    if (!text) { state.jobId = 0; return true; }
+    const id = parseJob();
+    if (id) { state.jobId = id; return true; }
+    const found = await fillJobs();
+    if (found.length === 1) {
+      state.jobId = found[0].id;
+      jobIn.value = found[0].id + ' · ' + found[0].jobDesc;
+      return true;
+    }
+    toast(t('logs_job_ph'), 'error');
+    jobIn.focus();
+    return false;
+  }
+
+  filters.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    for (const f of [fromIn, toIn]) {
+      f.value = dt(f.value);
+      if (!validTime(f.value)) {
+        toast((f === fromIn ? t('logs_filter_from') : t('logs_filter_to')) + ': yyyy-MM-dd HH:mm:ss', 'error');
+        f.focus();
+        return;
+      }
+    }
+    if (!(await resolveJob())) return;
+    state.offset = 0;
+    load();
+  });
+  filters.addEventListener('reset', () => setTimeout(() => {
+    jobIn.value = '';
+    state.jobId = 0;
+    rangeSel.value = 'today';
+    state.offset = 0;
+    load();
+  }, 0));
+  filters.jobGroup.addEventListener('change', () => {
+    jobIn.value = '';
+    state.jobId = 0;
+    clear(jobList);
+    state.offset = 0;
+    load();
+  });
+  filters.logStatus.addEventListener('change', () => { state.offset = 0; load(); });
+  rangeSel.addEventListener('change', () => { state.offset = 0; load(); });
+  for (const f of [fromIn, toIn]) f.addEventListener('input', () => { rangeSel.value = 'custom'; });
+  document.getElementById('btn-refresh').addEventListener('click', load);
+
+  // Clean-up.
+  const dlgClear = document.getElementById('dlg-clear');
+  const clearForm = document.getElementById('form-clear');
+  document.getElementById('btn-clear').addEventListener('click', () => {
+    clearForm.reset();
+    const g = +filters.jobGroup.value;
+    const scope = document.getElementById('clear-scope');
+    clear(scope);
+    scope.appendChild(el('span', {}, t('logs_filter_group') + ': ', el('strong', {}, g ? (groups.get(g) || {}).title || '#' + g : t('logs_all_groups'))));
+    scope.appendChild(el('br'));
+    scope.appendChild(el('span', {}, t('logs_filter_job') + ': ', el('strong', {}, state.jobId ? jobIn.value || '#' + state.jobId : t('common_all'))));
+    openDialog(dlgClear);
+  });
+  clearForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const type = clearForm.elements.namedItem('type').value;
+    const rule = clearForm.elements.namedItem('type').selectedOptions[0].textContent;
+    dlgClear.close();
+    if (!(await confirmDialog(rule + ' — ' + t('logs_clear_ask'), { ok: t('logs_clear'), danger: true }))) return;
+    try {
+      await api('/joblog/clearLog', { jobGroup: filters.jobGroup.value, jobId: state.jobId, type });
+      toast(t('logs_clear_done'));
+      state.offset = 0;
+      load();
+    } catch (err) {
+      toast(err.message, 'error');
+    }
+  });
+
+  load();
+})();
