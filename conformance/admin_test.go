@@ -1,0 +1,271 @@
+package conformance
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// admin is one admin under test: how to reach it over HTTP and its database.
+type admin struct {
+	name        string // report column
+	root        string // scheme://host:port, as the suite reaches it
+	contextPath string // "" or "/xxl-job-admin"
+	alias       string // host name under which the admin reaches the relay
+	token       string // xxl.job.accessToken ("" = none)
+	user, pass  string // console login
+	i18n        string // xxl.job.i18n when known
+	layout      string // "2.4" or "3.4": what columns the tables have
+	db          *sql.DB
+
+	// apiAtRoot: the admin also serves the executor API under "/" whatever its
+	// context path (ours does; upstream serves only under the context path).
+	apiAtRoot bool
+	// pause and resume freeze the admin process (SIGSTOP/SIGCONT, docker pause); nil
+	// when the suite did not start the admin.
+	pause, resume func() error
+	// spawn starts another admin of the same kind on a fresh database with extra
+	// properties; nil when the suite cannot.
+	spawn func(t *testing.T, props ...string) (*admin, error)
+	// logs is the admin's own output, attached to failures; nil when unknown.
+	logs func() string
+
+	consoleOnce sync.Once
+	con         *console
+	conWhy      string
+}
+
+// base is the admin's URL with its context path, as executors are configured.
+func (a *admin) base() string { return a.root + a.contextPath }
+
+// The admin we ship: built from ../cmd/xxl-admin-go (or XXL_CONFORMANCE_ADMIN_BIN) and
+// started as a process on a fresh database, so it can be paused and spawned again.
+
+var (
+	buildOnce sync.Once
+	buildBin  string
+	buildErr  error
+)
+
+func oursBinary(t *testing.T) (string, error) {
+	if bin := os.Getenv("XXL_CONFORMANCE_ADMIN_BIN"); bin != "" {
+		return bin, nil
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "xxl-conformance-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildBin = filepath.Join(dir, "xxl-admin-go")
+		cmd := exec.Command("go", "build", "-o", buildBin, "./cmd/xxl-admin-go")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/xxl-admin-go: %v\n%s", err, out)
+		}
+	})
+	return buildBin, buildErr
+}
+
+// jdbcURL is the spring.datasource.url of a test database.
+func jdbcURL(host string, db *schematest.DB) string {
+	return "jdbc:mysql://" + host + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&autoReconnect=true&allowPublicKeyRetrieval=true&serverTimezone=" + schematest.Zone
+}
+
+// startOurs starts our admin on a fresh database until t ends.
+func startOurs(t *testing.T, token string, props ...string) (*admin, error) {
+	bin, err := oursBinary(t)
+	if err != nil {
+		return nil, err
+	}
+	db := schematest.NewEmpty(t)
+	dbArgs := []string{
+		"--spring.datasource.url=" + jdbcURL(db.Config.Addr, db),
+		"--spring.datasource.username=" + db.Config.User,
+		"--spring.datasource.password=" + db.Config.Passwd,
+	}
+	if out, err := execOutput(bin, append([]string{"schema", "init"}, dbArgs...)...); err != nil {
+		return nil, fmt.Errorf("xxl-admin-go schema init: %v: %s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append(dbArgs,
+		"--server.port="+strconv.Itoa(port),
+		"--xxl.job.accessToken="+token,
+		"--xxl.job.i18n=en",
+	)
+	args = append(args, props...)
+	ctxPath := "/xxl-job-admin"
+	for _, p := range props {
+		if v, ok := strings.CutPrefix(p, "--server.servlet.context-path="); ok {
+			ctxPath = strings.TrimRight(v, "/")
+		}
+	}
+	out := &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = adminEnviron()
+	cmd.Stdout = out
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("admin on port %d printed:\n%s", port, tail(out.String(), 6000))
+		}
+	})
+	a := &admin{
+		name: "ours", root: fmt.Sprintf("http://127.0.0.1:%d", port), contextPath: ctxPath,
+		alias: "127.0.0.1", token: token, user: "admin", pass: "123456", i18n: "en", layout: "3.4",
+		db: db.SQL, apiAtRoot: true, logs: out.String,
+		pause:  func() error { return cmd.Process.Signal(syscall.SIGSTOP) },
+		resume: func() error { return cmd.Process.Signal(syscall.SIGCONT) },
+	}
+	a.spawn = func(t *testing.T, more ...string) (*admin, error) {
+		return startOurs(t, token, append(append([]string{}, props...), more...)...)
+	}
+	if err := waitHTTP(a.base()+"/actuator/health", 30*time.Second, done); err != nil {
+		return nil, fmt.Errorf("admin did not come up: %v\n%s", err, tail(out.String(), 2000))
+	}
+	return a, nil
+}
+
+// waitHTTP waits until GET url answers 200.
+func waitHTTP(rawURL string, limit time.Duration, exited <-chan struct{}) error {
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return errors.New("process exited")
+		default:
+		}
+		resp, err := http.Get(rawURL)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%s: %v", rawURL, last)
+}
+
+// externalAdmin is a running admin named by XXL_CONFORMANCE_ADMIN_URL and
+// XXL_CONFORMANCE_ADMIN_DSN.
+func externalAdmin(t *testing.T, cfg *config) (*admin, error) {
+	u, err := url.Parse(strings.TrimRight(cfg.adminURL, "/"))
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("XXL_CONFORMANCE_ADMIN_URL %q: want http://host:port/context-path", cfg.adminURL)
+	}
+	if cfg.adminDSN == "" {
+		return nil, errors.New("XXL_CONFORMANCE_ADMIN_DSN is required with XXL_CONFORMANCE_ADMIN_URL (the suite reads the admin's tables)")
+	}
+	db, err := openDSN(cfg.adminDSN)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { db.Close() })
+	layout := "3.4"
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'xxl_job_user' AND column_name = 'token'").Scan(&n); err != nil {
+		return nil, fmt.Errorf("XXL_CONFORMANCE_ADMIN_DSN: %w", err)
+	}
+	if n == 0 {
+		layout = "2.4"
+	}
+	return &admin{
+		name: cfg.adminName, root: u.Scheme + "://" + u.Host, contextPath: strings.TrimRight(u.Path, "/"),
+		alias: cfg.relayHost, token: cfg.adminToken, user: cfg.adminUser, pass: cfg.adminPass,
+		i18n: os.Getenv("XXL_CONFORMANCE_ADMIN_I18N"), layout: layout, db: db,
+	}, nil
+}
+
+// openDSN opens a go-sql-driver DSN, reading DATETIMEs in Asia/Shanghai unless the
+// DSN names a loc (the zone the admin writes them in: its serverTimezone).
+func openDSN(dsn string) (*sql.DB, error) {
+	c, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("XXL_CONFORMANCE_ADMIN_DSN: %w", err)
+	}
+	if !strings.Contains(dsn, "loc=") {
+		loc, err := time.LoadLocation(schematest.Zone)
+		if err != nil {
+			return nil, err
+		}
+		c.Loc = loc
+	}
+	c.ParseTime = true
+	db, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("XXL_CONFORMANCE_ADMIN_DSN: %w", err)
+	}
+	return db, nil
+}
+
+// hostPortOf splits host:port, defaulting the port to 3306.
+func hostPortOf(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 3306
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
+
+func execOutput(bin string, args ...string) ([]byte, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = adminEnviron()
+	return cmd.CombinedOutput()
+}
+
+// adminEnviron is the suite's environment without its own variables, which the
+// admin would otherwise read as (unknown) xxl.* properties in relaxed form.
+func adminEnviron() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "XXL_CONFORMANCE_") || strings.HasPrefix(kv, "XXL_TEST_") || strings.HasPrefix(kv, "PARAMS=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
