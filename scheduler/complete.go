@@ -105,11 +105,10 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 	return nil
 }
 
-// complete writes a result on a log that has none yet and triggers child jobs on
-// success (scheduler.md §9.2–9.3). appendMsg appends to an existing handle_msg
-// (callbacks); otherwise msg replaces it (lost-job, kill). It reports whether this
-// call was the one that completed the log.
-func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg string, appendMsg bool) (bool, error) {
+// complete writes a result, replacing any message, on a log that has none yet and
+// triggers child jobs on success (scheduler.md §9.3); the lost-job monitor uses it.
+// It reports whether this call was the one that completed the log.
+func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg string) (bool, error) {
 	l, err := s.store.LoadLog(ctx, logID)
 	if errors.Is(err, schema.ErrNotFound) {
 		s.log.Warn("callback for unknown log ignored", "log_id", logID)
@@ -121,9 +120,6 @@ func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg str
 	if l.HandleCode > 0 {
 		s.log.Debug("repeated result ignored", "log_id", logID)
 		return false, nil
-	}
-	if appendMsg && !l.HandleMsgNull {
-		msg = l.HandleMsg + "<br>" + msg
 	}
 	won, err := s.store.CompleteLog(ctx, logID, s.clock.Now(), code, truncateJava(msg, HandleMsgMax))
 	if err != nil || !won || code != 200 {

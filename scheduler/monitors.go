@@ -129,7 +129,7 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if _, err := s.complete(ctx, id, 500, s.msgs.T("joblog_lost_fail"), false); err != nil {
+		if _, err := s.complete(ctx, id, 500, s.msgs.T("joblog_lost_fail")); err != nil {
 			return err
 		}
 	}

@@ -249,28 +249,6 @@ func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
 	})
 }
 
-// LockOpenLogs reads, inside the transaction carried by ctx, the logs among ids that
-// have no result yet, locking them until the transaction ends. Concurrent completions
-// of the same logs wait, so the caller knows exactly which results it writes first.
-func (s *Store) LockOpenLogs(ctx context.Context, ids []int64) (map[int64]Log, error) {
-	out := make(map[int64]Log, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.query(ctx, s.sb.Select(s.logCols...).From("xxl_job_log").Where(sq.Eq{"id": ids, "handle_code": 0}).Suffix(s.d.LockSuffix()))
-	if err != nil {
-		return nil, fmt.Errorf("lock open logs: %w", err)
-	}
-	logs, err := s.scanLogs(rows)
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range logs {
-		out[l.ID] = l
-	}
-	return out, nil
-}
-
 // HandleUpdate is one execution result to store.
 type HandleUpdate struct {
 	ID   int64

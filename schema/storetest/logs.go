@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"sort"
 	"testing"
 	"time"
@@ -119,24 +118,6 @@ func runLogs(t *testing.T, setup setupFunc) {
 		l, err := b.st.LoadLog(b.ctx, a)
 		require.NoError(t, err)
 		b.requireTime(t, handled, l.HandleTime)
-	})
-	t.Run("LockOpenLogs", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t)
-		at := b.at("2024-05-01 10:00:00")
-		open := b.log(t, 1, 1, at, 200, 0)
-		closed := b.log(t, 1, 1, at, 200, 200)
-		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
-			m, err := b.st.LockOpenLogs(ctx, []int64{open, closed, 999999})
-			require.NoError(t, err)
-			require.Len(t, m, 1)
-			require.Equal(t, 200, m[open].TriggerCode)
-			require.True(t, m[open].HandleMsgNull)
-			m, err = b.st.LockOpenLogs(ctx, nil)
-			require.NoError(t, err)
-			require.Empty(t, m)
-			return nil
-		}))
 	})
 	t.Run("OpenLogs", func(t *testing.T) {
 		t.Parallel()
