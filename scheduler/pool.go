@@ -16,6 +16,11 @@ type pool struct {
 	wg    sync.WaitGroup
 	busy  atomic.Int64
 	idle  *idleTracker
+
+	// mu guards closed: submitters hold it shared while they send, so close never
+	// closes the queue under a sender.
+	mu     sync.RWMutex
+	closed bool
 }
 
 func newPool(name string, workers, queue int, idle *idleTracker, run func(TriggerRequest)) *pool {
@@ -35,8 +40,14 @@ func newPool(name string, workers, queue int, idle *idleTracker, run func(Trigge
 	return p
 }
 
-// submit queues req, waiting while the queue is full; false when ctx ended first.
+// submit queues req, waiting while the queue is full; false when ctx ended first or
+// the pool is closed.
 func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.closed {
+		return false
+	}
 	p.idle.add()
 	select {
 	case p.queue <- req:
@@ -54,7 +65,10 @@ func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
 
 // close stops accepting work and waits up to d for queued and running triggers.
 func (p *pool) close(d time.Duration) bool {
+	p.mu.Lock()
+	p.closed = true
 	close(p.queue)
+	p.mu.Unlock()
 	done := make(chan struct{})
 	go func() { p.wg.Wait(); close(done) }()
 	select {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -23,4 +24,18 @@ func TestSlowPoolRule(t *testing.T) {
 	require.False(t, tr.isSlow(8))
 	tr.record(9, minute.Add(time.Minute), time.Millisecond) // next minute: everything resets
 	require.False(t, tr.isSlow(7))
+}
+
+// A submit after the pool closed is refused, not a panic, and leaves nothing pending.
+func TestSubmitAfterCloseIsRefused(t *testing.T) {
+	t.Parallel()
+	var idle idleTracker
+	p := newPool("test", 1, 1, &idle, func(TriggerRequest) {})
+	require.True(t, p.close(time.Second))
+	require.False(t, p.submit(context.Background(), TriggerRequest{JobID: 1}))
+	select {
+	case <-idle.wait():
+	default:
+		t.Fatal("a refused submit left work pending")
+	}
 }

@@ -197,14 +197,11 @@ func (s *Scheduler) Submit(req TriggerRequest) bool {
 	if s.slowCnt.isSlow(req.JobID) {
 		p = s.slow
 	}
-	defer func() {
-		// A submit racing with Stop finds the queue closed; report it as not accepted.
-		if recover() != nil {
-			s.idle.done()
-			s.log.Error("trigger refused, scheduler stopping", "job_id", req.JobID)
-		}
-	}()
-	return p.submit(s.runCtx, req)
+	if !p.submit(s.runCtx, req) {
+		s.log.Error("trigger refused, scheduler stopping", "job_id", req.JobID, "type", req.Type)
+		return false
+	}
+	return true
 }
 
 func (s *Scheduler) runTrigger(req TriggerRequest) {
