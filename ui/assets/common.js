@@ -135,6 +135,19 @@ const App = (() => {
     });
   }
 
+  // confirmDelete asks, then deletes one row through a `…/delete` endpoint taking
+  // ids[], reports the outcome and calls done (the page's reload) on success.
+  async function confirmDelete(question, path, id, done) {
+    if (!(await confirmDialog(question, { ok: t('common_delete'), danger: true }))) return;
+    try {
+      await api(path, { 'ids[]': id });
+      toast(t('common_deleted'));
+      done();
+    } catch (e) {
+      toast(e.message, 'error');
+    }
+  }
+
   function infoDialog(title, body) {
     const dlg = document.getElementById('dlg-info');
     $('[data-slot="title"]', dlg).textContent = title;
@@ -390,7 +403,7 @@ const App = (() => {
   else initChrome();
 
   return {
-    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, infoDialog,
+    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog,
     busy, fmtMs, fmtDate, range, serverTime, pager, tableRows, tableMessage, rowMenu, badge, msgText, msgBlock,
     readQuery, writeQuery, partsOf, pad, toLogin,
   };

@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
+  const { t, el, $, api, toast, openDialog, formError, confirmDelete, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   const tbody = $('#groups-table tbody');
   const totalBadge = document.getElementById('total-badge');
@@ -52,15 +52,8 @@
         el('button', { type: 'button', class: 'btn btn-sm btn-danger-outline', dataset: { action: 'delete' }, onclick: () => remove(g) }, t('common_delete'))));
   }
 
-  async function remove(g) {
-    if (!(await confirmDialog(t('groups_delete_ask', g.title), { ok: t('common_delete'), danger: true }))) return;
-    try {
-      await api('/jobgroup/delete', { 'ids[]': g.id });
-      toast(t('common_deleted'));
-      load();
-    } catch (e) {
-      toast(e.message, 'error');
-    }
+  function remove(g) {
+    return confirmDelete(t('groups_delete_ask', g.title), '/jobgroup/delete', g.id, load);
   }
 
   const dlg = document.getElementById('dlg-group');

@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, fmtMs, pager,
+  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, busy, fmtMs, pager,
     tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   if (!filters) return; // no executor group yet
@@ -109,15 +109,8 @@
     }
   }
 
-  async function remove(j) {
-    if (!(await confirmDialog(t('jobs_delete_ask', j.id, j.jobDesc), { ok: t('common_delete'), danger: true }))) return;
-    try {
-      await api('/jobinfo/delete', { 'ids[]': j.id });
-      toast(t('common_deleted'));
-      load();
-    } catch (e) {
-      toast(e.message, 'error');
-    }
+  function remove(j) {
+    return confirmDelete(t('jobs_delete_ask', j.id, j.jobDesc), '/jobinfo/delete', j.id, load);
   }
 
   function addressList(list) {

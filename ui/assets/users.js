@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, $, $$, api, toast, openDialog, formError, confirmDialog, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
+  const { t, el, $, $$, api, toast, openDialog, formError, confirmDelete, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   const tbody = $('#users-table tbody');
   const totalBadge = document.getElementById('total-badge');
@@ -47,15 +47,8 @@
         el('button', { type: 'button', class: 'btn btn-sm btn-danger-outline', disabled: self, dataset: { action: 'delete' }, onclick: () => remove(u) }, t('common_delete'))));
   }
 
-  async function remove(u) {
-    if (!(await confirmDialog(t('users_delete_ask', u.username), { ok: t('common_delete'), danger: true }))) return;
-    try {
-      await api('/user/delete', { 'ids[]': u.id });
-      toast(t('common_deleted'));
-      load();
-    } catch (e) {
-      toast(e.message, 'error');
-    }
+  function remove(u) {
+    return confirmDelete(t('users_delete_ask', u.username), '/user/delete', u.id, load);
   }
 
   const dlg = document.getElementById('dlg-user');
