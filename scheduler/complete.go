@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -103,38 +102,6 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 		s.metrics.callback()
 	}
 	return nil
-}
-
-// complete writes a result, replacing any message, on a log that has none yet and
-// triggers child jobs on success (scheduler.md §9.3); the lost-job monitor uses it.
-// It reports whether this call was the one that completed the log.
-func (s *Scheduler) complete(ctx context.Context, logID int64, code int, msg string) (bool, error) {
-	l, err := s.store.LoadLog(ctx, logID)
-	if errors.Is(err, schema.ErrNotFound) {
-		s.log.Warn("callback for unknown log ignored", "log_id", logID)
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if l.HandleCode > 0 {
-		s.log.Debug("repeated result ignored", "log_id", logID)
-		return false, nil
-	}
-	won, err := s.store.CompleteLog(ctx, logID, s.clock.Now(), code, truncateJava(msg, HandleMsgMax))
-	if err != nil || !won || code != 200 {
-		return won, err
-	}
-	// Children are triggered only by the call that won the guarded update, so a result
-	// delivered twice (or to two admins) never fires a child twice.
-	job, err := s.store.LoadJob(ctx, l.JobID)
-	if errors.Is(err, schema.ErrNotFound) || (err == nil && strings.TrimSpace(job.ChildJobID) == "") {
-		return true, nil
-	}
-	if err != nil {
-		return true, err
-	}
-	return true, s.triggerChildren(ctx, job, logID, truncateJava(msg, HandleMsgMax))
 }
 
 // triggerChildren fires a job's child jobs after its log completed with success and

@@ -128,8 +128,10 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A failure never triggers children, so the guarded write is all there is to do;
+	// a result that arrives meanwhile wins (upstream overwrites it).
 	for _, id := range ids {
-		if _, err := s.complete(ctx, id, 500, s.msgs.T("joblog_lost_fail")); err != nil {
+		if _, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail")); err != nil {
 			return err
 		}
 	}
