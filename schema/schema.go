@@ -46,17 +46,6 @@ type Layout struct {
 	UniqueRegistry bool
 }
 
-// LayoutFor returns the layout our own DDL creates for name.
-func LayoutFor(name LayoutName) (Layout, error) {
-	switch name {
-	case Layout24:
-		return Layout{Name: Layout24, GroupTitleCol: "title", JobDescCol: "job_desc"}, nil
-	case Layout34:
-		return Layout{Name: Layout34, GroupTitleCol: "title", JobDescCol: "job_desc", UserToken: true, UniqueRegistry: true}, nil
-	}
-	return Layout{}, fmt.Errorf("unknown layout %q (want %s or %s)", name, Layout24, Layout34)
-}
-
 // Tables lists the tables every layout has.
 var Tables = []string{
 	"xxl_job_group", "xxl_job_info", "xxl_job_lock", "xxl_job_log",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -208,9 +207,4 @@ func (s *Store) FailClaim(ctx context.Context, id int64, oldMarker, msg string, 
 		return false, fmt.Errorf("close claim %d: %w", id, err)
 	}
 	return n > 0, nil
-}
-
-// IsClaimMarker reports whether a trigger_msg is one of our claim markers.
-func IsClaimMarker(msg string) bool {
-	return strings.HasPrefix(msg, ClaimPrefix) || strings.HasPrefix(msg, DispatchPrefix)
 }

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -157,6 +156,3 @@ func (d *DB) Count(t testing.TB, table, where string, args ...any) int {
 	require.NoError(t, d.SQL.QueryRow(q, args...).Scan(&n), q)
 	return n
 }
-
-// String is a convenience for error messages.
-func (d *DB) String() string { return fmt.Sprintf("test database %s", d.Name) }
