@@ -66,16 +66,25 @@ func (s *Scheduler) claim(ctx context.Context, fires []ringItem, marker string) 
 	return nil
 }
 
-// dispatch sends claimed fires: it moves their claims to "dispatch" (so nobody else
-// can take them any more) and queues the ones it won on the trigger pools. When the
-// database cannot be reached the fires are kept and retried on the next tick.
+// dispatch sends claimed fires now: see prepare.
 func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
+	for _, r := range s.prepare(ctx, items) {
+		s.Submit(r)
+	}
+}
+
+// prepare readies claimed fires for sending: it moves their claims to "dispatch" (so
+// nobody else can take them any more), loads their jobs and groups, and returns the
+// trigger requests of the fires it won, for the caller to submit. Fires kept from an
+// earlier tick whose dispatch failed are included. When the database cannot be reached
+// the fires are kept and retried on the next tick.
+func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequest {
 	s.pendingMu.Lock()
 	items = append(s.pending, items...)
 	s.pending = nil
 	s.pendingMu.Unlock()
 	if len(items) == 0 {
-		return
+		return nil
 	}
 	ids := make([]int64, len(items))
 	markers := make([]string, len(items))
@@ -93,7 +102,7 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 		s.pendingMu.Lock()
 		s.pending = append(items, s.pending...)
 		s.pendingMu.Unlock()
-		return
+		return nil
 	}
 	ok := make(map[int64]bool, len(won))
 	for _, id := range won {
@@ -108,9 +117,7 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID})
 	}
 	s.preload(ctx, reqs)
-	for _, r := range reqs {
-		s.Submit(r)
-	}
+	return reqs
 }
 
 // preload reads the jobs and groups of a tick's fires in one statement each, fresh

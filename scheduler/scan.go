@@ -170,21 +170,40 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 	return up
 }
 
+// ringLead is how long before a second boundary the ring prepares that second's fires:
+// it moves their claims to "dispatch" and loads their jobs and groups, so at the
+// boundary itself only the executor calls remain. Nothing is sent before its second.
+const ringLead = 250 * time.Millisecond
+
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
 	stop, stopping := s.stopRing, false
-	for {
-		now := s.clock.Now()
-		t := s.clock.NewTimer(time.Duration(1000-now.UnixMilli()%1000) * time.Millisecond)
-		select {
-		case <-t.C():
-		case <-stop:
-			t.Stop()
-			stop = nil // keep ticking until the ring is empty
-			stopping = true
-			continue
+	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring keeps
+	// its rhythm and ticks on until it is empty.
+	sleep := func(d time.Duration) {
+		t := s.clock.NewTimer(d)
+		for {
+			select {
+			case <-t.C():
+				return
+			case <-stop:
+				stop, stopping = nil, true
+			}
 		}
-		s.RingTick(s.clock.Now())
+	}
+	for {
+		nowMs := s.clock.Now().UnixMilli()
+		boundaryMs := nowMs - nowMs%1000 + 1000
+		sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-nowMs) * time.Millisecond)
+		reqs := s.prepare(s.runCtx, s.ring.take(slotOf(boundaryMs)))
+		if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
+			sleep(time.Duration(d) * time.Millisecond)
+		}
+		for _, r := range reqs {
+			s.Submit(r)
+		}
+		// Fires a scan pushed for this second while it was being prepared.
+		s.RingTick(time.UnixMilli(boundaryMs))
 		if stopping && s.ring.size() == 0 {
 			return
 		}
@@ -192,7 +211,8 @@ func (s *Scheduler) ringLoop() {
 }
 
 // RingTick fires the ring items of the second containing now and of the look-back
-// seconds before it. The ring goroutine calls it at each second boundary.
+// seconds before it. The ring goroutine prepares each second's fires shortly before
+// it and calls RingTick at the boundary for whatever arrived meanwhile.
 func (s *Scheduler) RingTick(now time.Time) int {
 	items := s.ring.take(int((now.UnixMilli() / 1000) % 60))
 	s.dispatch(s.runCtx, items)

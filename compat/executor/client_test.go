@@ -327,7 +327,7 @@ func TestTimeoutWhenBodyStalls(t *testing.T) {
 	start := time.Now()
 	res := newClient(t, 150*time.Millisecond).Beat(context.Background(), executor.Target{Address: srv.URL})
 	require.Equal(t, 500, res.Code)
-	require.Equal(t, "Http Request Error (timed out waiting for the executor (300ms)). for url : "+srv.URL+"/beat", res.Msg)
+	require.Equal(t, "Http Request Error (timeout: the executor sent nothing for 150ms). for url : "+srv.URL+"/beat", res.Msg)
 	require.Less(t, time.Since(start), time.Second)
 }
 
