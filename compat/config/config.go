@@ -326,7 +326,7 @@ func (l *loader) applyEnv() {
 			l.set(s.key, v.value, SourceEnv, "env "+v.name)
 			continue
 		}
-		if strings.HasPrefix(up, "XXL_") && !strings.HasPrefix(up, "XXL_SSO_") && !isServiceLink(up) && !l.warnedKeys["env "+up] {
+		if strings.HasPrefix(up, "XXL_") && !strings.HasPrefix(up, "XXL_SSO_") && !isServiceLink(up) && !isToolVariable(up) && !l.warnedKeys["env "+up] {
 			l.warnedKeys["env "+up] = true
 			msg := "env " + v.name + ": matches no key, ignored"
 			if s := suggestEnv(up); s != "" {
@@ -335,6 +335,19 @@ func (l *loader) applyEnv() {
 			l.warn(msg)
 		}
 	}
+}
+
+// toolPrefixes are the environment variables of this project's tests, benchmark and
+// conformance suite, which share the XXL_ prefix but are no admin settings.
+var toolPrefixes = []string{"XXL_TEST_", "XXL_CONFORMANCE_", "XXL_BENCH_", "XXL_SOAK_", "XXL_OUTAGE_"}
+
+func isToolVariable(name string) bool {
+	for _, p := range toolPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // isServiceLink recognises the variables Kubernetes injects for a Service named, say,

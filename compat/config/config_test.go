@@ -344,6 +344,10 @@ func TestWarnings(t *testing.T) {
 		{name: "once per key", file: "a.b=1\n", args: []string{"--a.b=2"}, want: []string{"a.b (file "}},
 		{name: "unknown XXL_ variable", env: []string{"XXL_JOB_ACCESS_TOKEN=x"}, want: []string{"env XXL_JOB_ACCESS_TOKEN: matches no key, ignored; did you mean XXL_JOB_ACCESSTOKEN?"}},
 		{name: "other variables are ignored", env: []string{"SPRING_FOO=1", "FOO=2", "XXL_SSO_TOKEN_KEY=k", "SERVER_SSL_ENABLED=true"}},
+		{name: "the project's own test and tool variables are ignored", env: []string{
+			"XXL_TEST_MYSQL_DSN=root@tcp(127.0.0.1:3306)/", "XXL_CONFORMANCE_LONG=1", "XXL_BENCH_DSN=x", "XXL_SOAK_DURATION=2m", "XXL_OUTAGE_DURATION=30s",
+		}},
+		{name: "the embedded path is a known key", args: []string{"--xxl.admin.embedded.path=/tmp/x.db"}, env: []string{"XXL_ADMIN_EMBEDDED_PATH=/tmp/y.db"}},
 		{name: "Kubernetes service links are ignored", env: []string{
 			"XXL_JOB_ADMIN_SERVICE_HOST=10.0.0.1", "XXL_JOB_ADMIN_SERVICE_PORT=8080", "XXL_JOB_ADMIN_SERVICE_PORT_HTTP=8080",
 			"XXL_JOB_ADMIN_PORT=tcp://10.0.0.1:8080", "XXL_JOB_ADMIN_PORT_8080_TCP=tcp://10.0.0.1:8080",

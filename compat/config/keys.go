@@ -47,6 +47,9 @@ var specs = []spec{
 	{"spring.mail.properties.mail.smtp.ssl.enable", "false"},
 	{"spring.mail.properties.mail.smtp.socketFactory.class", "javax.net.ssl.SSLSocketFactory"},
 	{"management.health.mail.enabled", "false"},
+	// Ours: the embedded SQLite file used when no datasource is configured
+	// (cmd/xxl-admin-go resolves the default, ./xxl-job.db).
+	{"xxl.admin.embedded.path", ""},
 }
 
 // ignored lists keys of the upstream file (and of Spring Boot itself) that mean nothing
