@@ -36,6 +36,7 @@ type promMetrics struct {
 	ringSize   prometheus.GaugeFunc
 	execCall   *prometheus.HistogramVec
 	takenOver  prometheus.Counter
+	deferred   prometheus.Counter
 	registered bool
 }
 
@@ -66,6 +67,8 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 			Help: "Latency of calls to executors by endpoint.", Buckets: buckets}, []string{"endpoint"}),
 		takenOver: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_claims_taken_over_total",
 			Help: "Read-ahead fires of stopped admins taken over by this one."}),
+		deferred: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_scans_deferred_total",
+			Help: "Scans skipped because the ring and trigger pools could not keep up (overload back-pressure)."}),
 	}
 }
 
@@ -73,7 +76,7 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 func (s *Scheduler) Collectors() []prometheus.Collector {
 	p := s.metrics.prom
 	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
-		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver}
+		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver, p.deferred}
 }
 
 func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {

@@ -19,15 +19,16 @@ type ringItem struct {
 
 // ring is the 60-slot time ring of scheduler.md §4: slot = second-of-minute of the
 // planned fire time. The scan pushes jobs due within the next 5 s; the ring goroutine
-// takes the current slot and the two before it every second.
+// takes every due slot each second (see take).
 type ring struct {
 	mu    sync.Mutex
 	slots [60][]ringItem
 	n     int
 }
 
-// ringLookBack is how many earlier slots each tick also drains (3.3.0+: 2), so a tick
-// delayed by up to two seconds loses nothing.
+// ringLookBack is how many seconds late a fire may still be pushed into the ring
+// (3.3.0+ drains the current slot and two before it); a fire planned earlier than that
+// goes out at once.
 const ringLookBack = 2
 
 func slotOf(ms int64) int { return int((ms / 1000) % 60) }
@@ -40,14 +41,22 @@ func (r *ring) push(it ringItem) {
 	r.mu.Unlock()
 }
 
-// take removes the items of second `sec` (0..59) and the look-back slots, oldest slot
-// first, dropping exact duplicates. Items planned for a later minute than nowMs+5 s
-// cannot exist (pushes are at most 5 s ahead), so everything taken is due.
+// ringAhead is how many slots after the current one may hold items not yet due: the
+// scan pushes fires at most PreReadMs (5 s) ahead, plus one second of margin for the
+// ring preparing its next second early.
+const ringAhead = 6
+
+// take removes the items due by second `sec` (0..59): that slot and every slot except
+// the ringAhead slots after it, oldest first, dropping exact duplicates. Upstream (and
+// the look-back of 3.3.0+) drains only the current slot and two before it, so a ring
+// thread held up for longer — a long GC, or trigger pools that cannot take more —
+// leaves the fires of the seconds in between for a whole minute. Every slot outside
+// the look-ahead can only hold overdue fires, so they are all taken.
 func (r *ring) take(sec int) []ringItem {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []ringItem
-	for back := ringLookBack; back >= 0; back-- {
+	for back := 59 - ringAhead; back >= 0; back-- {
 		s := (sec - back + 60) % 60
 		if len(r.slots[s]) == 0 {
 			continue

@@ -20,11 +20,32 @@ func (s *Scheduler) scanLoop() {
 	}
 	down := outage{m: &s.metrics}
 	backoff := time.Second
+	deferredSince := time.Time{}
 	for {
 		select {
 		case <-s.stopScan:
 			return
 		default:
+		}
+		if s.overloaded() {
+			// Back-pressure: reading further ahead would only queue more fires in memory
+			// behind the ones the pools cannot take. The jobs stay due in the database,
+			// where another admin with spare capacity can scan them; if nobody does in
+			// time, their misfire strategy applies, as upstream's for a slow scheduler.
+			s.metrics.prom.deferred.Inc()
+			if deferredSince.IsZero() {
+				deferredSince = s.clock.Now()
+				s.log.Warn("admin overloaded: scans deferred until the trigger pools catch up",
+					"ring_fires", s.ring.size(), "fast_queue", len(s.fast.queue))
+			}
+			if !clock.Sleep(s.clock, time.Duration(1000-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
+				return
+			}
+			continue
+		}
+		if !deferredSince.IsZero() {
+			s.log.Info("admin caught up: scanning again", "deferred_for", s.clock.Now().Sub(deferredSince).Round(time.Second).String())
+			deferredSince = time.Time{}
 		}
 		start := s.clock.Now()
 		found, err := s.ScanOnce(s.runCtx)
@@ -54,6 +75,16 @@ func (s *Scheduler) scanLoop() {
 			return
 		}
 	}
+}
+
+// overloaded reports that the admin cannot keep up with what it already read ahead:
+// the ring has not finished handing a second's fires to the trigger pools for over 2 s
+// (the pools' queues are full and block it), or the fast pool's queue is half full.
+func (s *Scheduler) overloaded() bool {
+	if s.clock.Now().UnixMilli()-s.ringTickMs.Load() > 2000 {
+		return true
+	}
+	return len(s.fast.queue) >= cap(s.fast.queue)/2
 }
 
 // plan is what one scan decided, applied only after its transaction committed: if
@@ -204,6 +235,7 @@ func (s *Scheduler) ringLoop() {
 		}
 		// Fires a scan pushed for this second while it was being prepared.
 		s.RingTick(time.UnixMilli(boundaryMs))
+		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		if stopping && s.ring.size() == 0 {
 			return
 		}

@@ -66,14 +66,17 @@ type Scheduler struct {
 	claimSeq atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
-	fast         *pool
-	slow         *pool
-	slowCnt      slowTracker
-	idle         idleTracker
-	crons        sync.Map // schedule_conf → *cron.Expression
-	logs         groupCommit[schema.Log]
-	results      groupCommit[CallbackResult]
-	metrics      metrics
+	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
+	// the trigger pools; the scan reads no more ahead while it is far behind.
+	ringTickMs atomic.Int64
+	fast       *pool
+	slow       *pool
+	slowCnt    slowTracker
+	idle       idleTracker
+	crons      sync.Map // schedule_conf → *cron.Expression
+	logs       groupCommit[schema.Log]
+	results    groupCommit[CallbackResult]
+	metrics    metrics
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc
@@ -133,6 +136,7 @@ func (s *Scheduler) Start() {
 		} else if created {
 			s.log.Warn("xxl_job_lock had no schedule_lock row; re-created it")
 		}
+		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.wgRing.Add(1)
 		go s.ringLoop()
 		s.wgScan.Add(1)

@@ -1,0 +1,52 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+)
+
+// scheduler.md §4: the ring drains the current slot and the seconds before it. A ring
+// held up for longer than the 3.3.0+ look-back of two slots must still find the fires
+// of the seconds in between at its next tick, not a minute later; fires of the next
+// seconds (pushed up to 5 s ahead) stay.
+func TestRingTakesEveryOverdueSlot(t *testing.T) {
+	t.Parallel()
+	var r ring
+	const base = int64(1_800_000_000_000) // a whole minute: slot 0
+	for sec := int64(-20); sec <= 5; sec++ {
+		r.push(ringItem{JobID: int(sec + 100), FireMs: base + sec*1000})
+	}
+	r.push(ringItem{JobID: 100, FireMs: base}) // an exact duplicate is dropped
+	got := r.take(slotOf(base))
+	require.Len(t, got, 21, "the current second and the 20 before it")
+	for i, it := range got {
+		require.Equal(t, base+int64(i-20)*1000, it.FireMs, "oldest first")
+	}
+	require.Equal(t, 5, r.size(), "the next five seconds stay in the ring")
+	require.Empty(t, r.take(slotOf(base)))
+	next := r.take(slotOf(base + 1000))
+	require.Len(t, next, 1)
+	require.Equal(t, base+1000, next[0].FireMs)
+}
+
+// The scan reads no further ahead while the ring cannot hand fires to the pools.
+func TestOverloadedWhenRingOrPoolFallBehind(t *testing.T) {
+	t.Parallel()
+	s := &Scheduler{clock: clock.NewFake(time.UnixMilli(10_000))}
+	s.fast = &pool{queue: make(chan TriggerRequest, 10)}
+	s.ringTickMs.Store(9_000)
+	require.False(t, s.overloaded())
+	s.ringTickMs.Store(7_999)
+	require.True(t, s.overloaded(), "ring stuck for over 2 s")
+	s.ringTickMs.Store(9_500)
+	for range 5 {
+		s.fast.queue <- TriggerRequest{}
+	}
+	require.True(t, s.overloaded(), "fast queue half full")
+	<-s.fast.queue
+	require.False(t, s.overloaded())
+}
