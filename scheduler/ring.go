@@ -66,13 +66,26 @@ func (r *ring) take(sec int) []ringItem {
 		r.slots[s] = r.slots[s][:0]
 	}
 	if len(out) > 1 {
-		seen := make(map[ringItem]struct{}, len(out))
+		// A claimed fire is its claim row: the log id alone identifies it. Items
+		// without one (none are pushed today) compare whole.
+		seenID := make(map[int64]struct{}, len(out))
+		var seen map[ringItem]struct{}
 		uniq := out[:0]
 		for _, it := range out {
-			if _, dup := seen[it]; dup {
-				continue
+			if it.LogID > 0 {
+				if _, dup := seenID[it.LogID]; dup {
+					continue
+				}
+				seenID[it.LogID] = struct{}{}
+			} else {
+				if seen == nil {
+					seen = map[ringItem]struct{}{}
+				}
+				if _, dup := seen[it]; dup {
+					continue
+				}
+				seen[it] = struct{}{}
 			}
-			seen[it] = struct{}{}
 			uniq = append(uniq, it)
 		}
 		out = uniq

@@ -36,7 +36,7 @@ func (s *Scheduler) scanLoop() {
 			if deferredSince.IsZero() {
 				deferredSince = s.clock.Now()
 				s.log.Warn("admin overloaded: scans deferred until the trigger pools catch up",
-					"ring_fires", s.ring.size(), "fast_queue", len(s.fast.queue))
+					"ring_fires", s.ring.size(), "queued", len(s.fast.queue)+len(s.slow.queue))
 			}
 			if !clock.Sleep(s.clock, time.Duration(1000-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 				return
@@ -78,13 +78,11 @@ func (s *Scheduler) scanLoop() {
 }
 
 // overloaded reports that the admin cannot keep up with what it already read ahead:
-// the ring has not finished handing a second's fires to the trigger pools for over 2 s
-// (the pools' queues are full and block it), or the fast pool's queue is half full.
+// the ring has not finished handing a second's fires to the trigger pools for over
+// 2 s, because the pools' queues are full and block it. (A full queue alone is no
+// sign: every second's fires arrive at once and fill it for a moment.)
 func (s *Scheduler) overloaded() bool {
-	if s.clock.Now().UnixMilli()-s.ringTickMs.Load() > 2000 {
-		return true
-	}
-	return len(s.fast.queue) >= cap(s.fast.queue)/2
+	return s.clock.Now().UnixMilli()-s.ringTickMs.Load() > 2000
 }
 
 // plan is what one scan decided, applied only after its transaction committed: if
