@@ -50,6 +50,10 @@ func (SQLite) UpsertSuffix(conflictCols []string, updateCols []string) string {
 // InsertIgnore implements Dialect.
 func (SQLite) InsertIgnore() string { return "INSERT OR IGNORE" }
 
+// ConsecutiveIDs implements Dialect. SQLite has one writer at a time, but the claim
+// ids are read back all the same: the embedded database is never the bottleneck.
+func (SQLite) ConsecutiveIDs(context.Context, *sql.DB) bool { return false }
+
 // FirstInsertID implements Dialect: SQLite reports the last rowid of the statement.
 // The rows of one INSERT get consecutive ids, because the statement holds the write
 // lock and AUTOINCREMENT counts up from the largest id ever used.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -27,6 +28,9 @@ type Dialect interface {
 	InsertIgnore() string
 	// FirstInsertID is the id of the first of the rows one multi-row INSERT created.
 	FirstInsertID(res sql.Result, rows int) (int64, error)
+	// ConsecutiveIDs reports whether the rows of one multi-row INSERT are guaranteed
+	// consecutive ids on this server, so they need not be read back.
+	ConsecutiveIDs(ctx context.Context, db *sql.DB) bool
 }
 
 // MySQL is the dialect of MySQL 5.7+/8 and MariaDB 10.3+.
@@ -60,6 +64,20 @@ func (MySQL) InsertIgnore() string { return "INSERT IGNORE" }
 // statement.
 func (MySQL) FirstInsertID(res sql.Result, _ int) (int64, error) { return res.LastInsertId() }
 
+// ConsecutiveIDs implements Dialect: InnoDB gives the rows of a multi-row INSERT of
+// known size consecutive ids in autoinc lock modes 0 ("traditional") and 1
+// ("consecutive", the MariaDB and MySQL 5.7 default), as long as ids step by one. Mode
+// 2 ("interleaved", the MySQL 8 default and a Galera requirement) interleaves
+// concurrent inserts, and auto_increment_increment > 1 (multi-primary setups) spaces
+// them; then, or when the settings cannot be read, ids are read back.
+func (MySQL) ConsecutiveIDs(ctx context.Context, db *sql.DB) bool {
+	var mode, inc int
+	if err := db.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment").Scan(&mode, &inc); err != nil {
+		return false
+	}
+	return (mode == 0 || mode == 1) && inc == 1
+}
+
 // Store runs every statement the admin issues against the xxl_job_* tables. It is safe
 // for concurrent use. A transaction started with InTx travels in the context, so the
 // same methods run inside or outside one.
@@ -72,6 +90,9 @@ type Store struct {
 	jobCols []string
 	logCols []string
 	grpCols []string
+
+	consecutiveOnce sync.Once
+	consecutive     bool
 }
 
 // NewStore returns a Store for a database whose layout is already known.

@@ -33,8 +33,9 @@ type Claim struct {
 }
 
 // InsertClaims inserts claim rows in one statement and fills in their ids. Every
-// claim of one call must carry the same marker, unique to the call; ids are read back
-// by marker rather than assumed consecutive (innodb_autoinc_lock_mode=2 interleaves).
+// claim of one call must carry the same marker, unique to the call. Where the server
+// guarantees consecutive ids (Dialect.ConsecutiveIDs) they are counted from the first;
+// otherwise (innodb_autoinc_lock_mode=2 interleaves) they are read back by marker.
 func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 	if len(claims) == 0 {
 		return nil
@@ -54,6 +55,15 @@ func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 	first, err := s.d.FirstInsertID(res, len(claims))
 	if err != nil {
 		return fmt.Errorf("insert claims: %w", err)
+	}
+	s.consecutiveOnce.Do(func() { s.consecutive = s.d.ConsecutiveIDs(ctx, s.db) })
+	if s.consecutive {
+		if n, err := res.RowsAffected(); err == nil && int(n) == len(claims) {
+			for i := range claims {
+				claims[i].LogID = first + int64(i)
+			}
+			return nil
+		}
 	}
 	rows, err := s.query(ctx, s.sb.Select("id", "job_id", "trigger_time").From("xxl_job_log").
 		Where(sq.GtOrEq{"id": first}).Where(sq.Eq{"trigger_msg": marker}).OrderBy("id ASC"))
