@@ -276,24 +276,31 @@ func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpda
 	})
 }
 
-// OpenLogs reads the logs among ids that have no result yet (by primary key, no lock).
+// OpenLogs reads the logs among ids that have no result yet (by primary key, no lock):
+// only what storing a result needs — id, job id, trigger time and the handle message
+// so far — not the whole row with its trigger message.
 func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]Log, error) {
 	out := make(map[int64]Log, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select(s.logCols...).From("xxl_job_log").Where(sq.Eq{"id": ids, "handle_code": 0}))
+	rows, err := s.query(ctx, s.sb.Select("id", "job_id", "trigger_time", "handle_msg").From("xxl_job_log").
+		Where(sq.Eq{"id": ids, "handle_code": 0}))
 	if err != nil {
 		return nil, fmt.Errorf("read open logs: %w", err)
 	}
-	logs, err := s.scanLogs(rows)
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range logs {
+	defer rows.Close()
+	for rows.Next() {
+		var l Log
+		var tt sql.NullTime
+		var hmsg sql.NullString
+		if err := rows.Scan(&l.ID, &l.JobID, &tt, &hmsg); err != nil {
+			return nil, fmt.Errorf("scan open log: %w", err)
+		}
+		l.TriggerTime, l.HandleMsg, l.HandleMsgNull = tt.Time, hmsg.String, !hmsg.Valid
 		out[l.ID] = l
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // OverwriteResult writes a result whatever the log held: a kill from the console is
