@@ -76,6 +76,12 @@ type Target struct {
 // blockStrategies are the block strategy names whose titles trigger_msg shows.
 var blockStrategies = map[string]bool{"SERIAL_EXECUTION": true, "DISCARD_LATER": true, "COVER_EARLY": true}
 
+// Message keys built once rather than per trigger.
+var (
+	blockKeys       = map[string]string{"SERIAL_EXECUTION": "block_SERIAL_EXECUTION", "DISCARD_LATER": "block_DISCARD_LATER", "COVER_EARLY": "block_COVER_EARLY"}
+	addressTypeKeys = [2]string{"jobgroup_field_addressType_0", "jobgroup_field_addressType_1"}
+)
+
 // Trigger runs one trigger request now on the calling goroutine: it loads the job and
 // its group, inserts one log row per shard, calls the executor and records the outcome.
 func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
@@ -232,24 +238,30 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 
 	var b strings.Builder
 	b.Grow(512)
-	b.WriteString(s.msgs.T("jobconf_trigger_type") + "：" + s.msgs.T(req.Type.i18nKey()))
-	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_admin_adress") + "：" + s.adminIP)
-	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_exe_regtype") + "：" + s.msgs.T("jobgroup_field_addressType_"+strconv.Itoa(min(max(group.AddressType, 0), 1))))
-	b.WriteString("<br>" + s.msgs.T("jobconf_trigger_exe_regaddress") + "：" + javaList(addrs))
-	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorRouteStrategy") + "：" + route.Title(job.ExecutorRouteStrategy, string(s.msgs.Lang)))
+	w := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+	}
+	w(s.msgs.T("jobconf_trigger_type"), "：", s.msgs.T(req.Type.i18nKey()))
+	w("<br>", s.msgs.T("jobconf_trigger_admin_adress"), "：", s.adminIP)
+	w("<br>", s.msgs.T("jobconf_trigger_exe_regtype"), "：", s.msgs.T(addressTypeKeys[min(max(group.AddressType, 0), 1)]))
+	w("<br>", s.msgs.T("jobconf_trigger_exe_regaddress"), "：")
+	writeJavaList(&b, addrs)
+	w("<br>", s.msgs.T("jobinfo_field_executorRouteStrategy"), "：", route.Title(job.ExecutorRouteStrategy, string(s.msgs.Lang)))
 	if broadcast {
-		b.WriteString("(" + shardText + ")")
+		w("(", shardText, ")")
 	}
 	block := job.ExecutorBlockStrategy
 	if !blockStrategies[block] {
 		block = "SERIAL_EXECUTION"
 	}
-	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorBlockStrategy") + "：" + s.msgs.T("block_"+block))
-	b.WriteString("<br>" + s.msgs.T("jobinfo_field_timeout") + "：" + strconv.Itoa(job.ExecutorTimeout))
-	b.WriteString("<br>" + s.msgs.T("jobinfo_field_executorFailRetryCount") + "：" + strconv.Itoa(retry))
-	b.WriteString(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_run") + `<<<<<<<<<<< </span><br>`)
+	w("<br>", s.msgs.T("jobinfo_field_executorBlockStrategy"), "：", s.msgs.T(blockKeys[block]))
+	w("<br>", s.msgs.T("jobinfo_field_timeout"), "：", strconv.Itoa(job.ExecutorTimeout))
+	w("<br>", s.msgs.T("jobinfo_field_executorFailRetryCount"), "：", strconv.Itoa(retry))
+	w(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>`, s.msgs.T("jobconf_trigger_run"), `<<<<<<<<<<< </span><br>`)
 	if routeMsg != "" {
-		b.WriteString(routeMsg + "<br><br>")
+		w(routeMsg, "<br><br>")
 	}
 	if haveMsg {
 		b.WriteString(msg)
@@ -262,13 +274,21 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	})
 }
 
-// javaList prints addresses as Java's List.toString does ("[a, b]"), or "null" when
-// the group has no list at all.
-func javaList(addrs []string) string {
+// writeJavaList prints addresses as Java's List.toString does ("[a, b]"), or "null"
+// when the group has no list at all.
+func writeJavaList(b *strings.Builder, addrs []string) {
 	if addrs == nil {
-		return "null"
+		b.WriteString("null")
+		return
 	}
-	return "[" + strings.Join(addrs, ", ") + "]"
+	b.WriteByte('[')
+	for i, a := range addrs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a)
+	}
+	b.WriteByte(']')
 }
 
 // javaTrim strips leading and trailing characters <= ' ', as Java's String.trim.
