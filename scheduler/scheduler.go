@@ -120,7 +120,10 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
 	s.metrics.prom = newPromMetrics(s)
-	s.logs = groupCommit[schema.Log]{max: 200, write: store.UpdateLogTriggers}
+	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
+	// fire while the outcome is written with the next batch, so one second's fires are
+	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
+	s.logs = groupCommit[schema.Log]{max: 500, write: store.UpdateLogTriggers, posted: s.logPosted}
 	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
@@ -172,6 +175,12 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		if !s.fast.close(half) || !s.slow.close(left-half) {
 			s.log.Error("stopped with triggers still running")
 		}
+		// Outcomes of the last triggers still being written.
+		select {
+		case <-s.idle.wait():
+		case <-time.After(max(time.Until(deadline), time.Second)):
+			s.log.Error("stopped before every trigger outcome was written")
+		}
 		// Whatever is still claimed (ring not drained in time, database down) is
 		// handed to the other admins at once.
 		if n := s.ring.size() + s.pendingFires(); n > 0 {
@@ -208,9 +217,27 @@ func (s *Scheduler) Submit(req TriggerRequest) bool {
 	return true
 }
 
+// logPosted tracks trigger outcomes handed to the log writer: they count as pending
+// work until written; a failed write is reported once per batch part.
+func (s *Scheduler) logPosted(delta int, err error) {
+	if delta > 0 {
+		for range delta {
+			s.idle.add()
+		}
+		return
+	}
+	if err != nil {
+		s.metrics.triggerErrors.Add(int64(-delta))
+		s.log.Error("could not record trigger outcomes; their logs keep the dispatch marker", "count", -delta, "err", err)
+	}
+	for range -delta {
+		s.idle.done()
+	}
+}
+
 func (s *Scheduler) runTrigger(req TriggerRequest) {
 	start := s.clock.Now()
-	if err := s.Trigger(s.runCtx, req); err != nil {
+	if err := s.trigger(s.runCtx, req, false); err != nil {
 		s.metrics.triggerErrors.Add(1)
 		s.log.Error("trigger failed", "job_id", req.JobID, "type", req.Type, "err", err)
 	}

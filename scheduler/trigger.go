@@ -83,8 +83,15 @@ var (
 )
 
 // Trigger runs one trigger request now on the calling goroutine: it loads the job and
-// its group, inserts one log row per shard, calls the executor and records the outcome.
+// its group, inserts one log row per shard, calls the executor and records the outcome
+// before it returns.
 func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
+	return s.trigger(ctx, req, true)
+}
+
+// trigger is Trigger; with wait false the outcome is only posted to the log writer (the
+// trigger pools' way: WaitIdle and Stop wait for it).
+func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) error {
 	var job schema.Job
 	var err error
 	if req.job != nil {
@@ -138,7 +145,7 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 	now := s.clock.Now()
 	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
 		for i := range addrs {
-			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now); err != nil {
+			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
 				return err
 			}
 			req.ClaimLogID = 0 // the claim row is shard 0's; the others get rows of their own
@@ -148,7 +155,7 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 	if !pinned {
 		shardIndex, shardTotal = 0, 1
 	}
-	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now)
+	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
 }
 
 func parseSharding(p string) (index, total int, ok bool) {
@@ -165,7 +172,7 @@ func parseSharding(p string) (index, total int, ok bool) {
 }
 
 func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group schema.Group, groupMissing bool,
-	addrs []string, retry int, req TriggerRequest, index, total int, now time.Time) error {
+	addrs []string, retry int, req TriggerRequest, index, total int, now time.Time, wait bool) error {
 	broadcast := job.ExecutorRouteStrategy == route.ShardingBroadcast
 	shardText := ""
 	if broadcast {
@@ -267,11 +274,16 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 		b.WriteString(msg)
 	}
 
-	return s.logs.do(ctx, schema.Log{
+	outcome := schema.Log{
 		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: b.String(),
 		ExecutorAddress: address, ExecutorHandler: job.ExecutorHandler, ExecutorParam: job.ExecutorParam,
 		ExecutorShardingParam: shardText, ExecutorFailRetryCount: retry,
-	})
+	}
+	if wait {
+		return s.logs.do(ctx, outcome)
+	}
+	s.logs.post(s.runCtx, outcome)
+	return nil
 }
 
 // writeJavaList prints addresses as Java's List.toString does ("[a, b]"), or "null"
