@@ -22,9 +22,12 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
 	"github.com/xxl-admin-go/xxl-admin-go/routes"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
 
 // adminArgs are the command-line arguments the admin would get in production for the
@@ -59,8 +62,8 @@ func sepFor(dsn string) string {
 }
 
 // admin is the production admin assembled as cmd/xxl-admin-go's serve does it: the
-// same configuration loader, store, executor client, scheduler, executor API and
-// /metrics. Keep it in step with serve.go.
+// same configuration loader, store, executor client, scheduler, executor API, console
+// (JSON endpoints and HTML pages) and /metrics. Keep it in step with serve.go.
 type admin struct {
 	cfg   *config.Config
 	db    *sql.DB
@@ -99,11 +102,12 @@ func startAdmin(ctx context.Context, args []string, log *slog.Logger, listen str
 		return nil, err
 	}
 	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
+	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
 	sched := scheduler.New(scheduler.Config{
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
 		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: cfg.DataSource.MySQL.Loc,
 		P3: report.Layout.GroupAccessToken, Logger: log,
-	}, store, scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}, clock.Real{})
+	}, store, httpExec, clock.Real{})
 
 	app := routes.NewApp(log)
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
@@ -111,6 +115,17 @@ func startAdmin(ctx context.Context, args []string, log *slog.Logger, listen str
 		api.GroupTokens = store.GroupTokens
 	}
 	api.Mount(app, cfg.ContextPath, "")
+	mgr := manage.New(manage.Config{
+		Store: store, Scheduler: sched, Logs: httpExec, Location: cfg.DataSource.MySQL.Loc,
+		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
+	})
+	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
+	pages.Mount(app)
 	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -21,15 +21,16 @@ import (
 
 // Result is everything one benchmark run reports (the -out JSON).
 type Result struct {
-	Tool     string       `json:"tool"`
-	Started  string       `json:"started"`
-	Options  options      `json:"options"`
-	Host     Host         `json:"host"`
-	Run      *Run         `json:"throughput,omitempty"`
-	Limit    *LimitResult `json:"limit,omitempty"`
-	Ratios   *Ratios      `json:"ratios_ours_to_limit,omitempty"`
-	Startup  *Startup     `json:"startup,omitempty"`
-	AdminLog []LogLine    `json:"admin_log,omitempty"`
+	Tool     string         `json:"tool"`
+	Started  string         `json:"started"`
+	Options  options        `json:"options"`
+	Host     Host           `json:"host"`
+	Run      *Run           `json:"throughput,omitempty"`
+	Limit    *LimitResult   `json:"limit,omitempty"`
+	Ratios   *Ratios        `json:"ratios_ours_to_limit,omitempty"`
+	Startup  *Startup       `json:"startup,omitempty"`
+	Console  *ConsoleResult `json:"console,omitempty"`
+	AdminLog []LogLine      `json:"admin_log,omitempty"`
 }
 
 // Host describes the machine and database the run happened on.
@@ -142,8 +143,10 @@ func bench(ctx context.Context, o options) error {
 		err = startup(ctx, o, server, b, res)
 	case "limit":
 		err = limitOnly(ctx, o, b, dbPID, res)
+	case "console":
+		err = consoleMeasure(ctx, o, server, b, res) // console.go
 	default:
-		err = fmt.Errorf("-measure %q: want throughput, startup or limit", o.Measure)
+		err = fmt.Errorf("-measure %q: want throughput, startup, limit or console", o.Measure)
 	}
 	res.Host.LoadAfter = loadAvg()
 	if err != nil {
@@ -506,6 +509,9 @@ func joinFires(rows []logRow, receipts []Receipt) ([]Fire, int64) {
 }
 
 func printResult(w io.Writer, r *Result) {
+	if r.Console != nil {
+		printConsole(w, r)
+	}
 	if r.Run != nil {
 		x := r.Run
 		fmt.Fprintf(w, "\nxxl-admin-bench: %d jobs due every second, %d groups, %d executors (out of process: %v), window %s → %s\n",

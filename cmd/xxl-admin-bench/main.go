@@ -5,6 +5,7 @@
 //
 //	xxl-admin-bench [-jobs 1000] [-duration 60s] [-executor-proc] [-out bench.json]
 //	xxl-admin-bench -measure=startup -jobs 10000 -registry 1000
+//	xxl-admin-bench -measure=console -jobs 10000 -logs 1000000
 package main
 
 import (
@@ -45,6 +46,9 @@ type options struct {
 	AdminBin        string        `json:"admin_bin,omitempty"`
 	StartupRuns     int           `json:"startup_runs"`
 	StartupSettle   time.Duration `json:"startup_settle_ns"`
+	Logs            int64         `json:"logs,omitempty"`
+	Reps            int           `json:"reps,omitempty"`
+	ConsoleSettle   time.Duration `json:"console_settle_ns,omitempty"`
 	Out             string        `json:"-"`
 	CPUProfile      string        `json:"-"`
 	MemProfile      string        `json:"-"`
@@ -65,10 +69,10 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	if dsn == "" {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
-	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, startup (start-up time and RSS), or limit (the database-only loop alone)")
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
 	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
-	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second")
+	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
 	fs.IntVar(&o.Groups, "groups", 10, "executor groups the jobs are spread over")
 	fs.StringVar(&o.Mix, "mix", "both", "schedule of the jobs: cron (CRON \"* * * * * ?\"), fixrate (FIX_RATE 1), or both (alternating)")
 	fs.StringVar(&o.Route, "route", "ROUND", "executor_route_strategy of the jobs")
@@ -90,6 +94,9 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.StringVar(&o.AdminBin, "admin-bin", "", "startup: measure this admin binary (e.g. a build of ./cmd/xxl-admin-go) instead of the admin built into this command")
 	fs.IntVar(&o.StartupRuns, "startup-runs", 3, "startup: admin starts to measure")
 	fs.DurationVar(&o.StartupSettle, "startup-settle", 15*time.Second, "startup: how long each started admin runs while its RSS is sampled")
+	fs.Int64Var(&o.Logs, "logs", 1_000_000, "console: log rows to seed")
+	fs.IntVar(&o.Reps, "reps", 20, "console: warm calls of each request after the first")
+	fs.DurationVar(&o.ConsoleSettle, "console-settle", 5*time.Second, "console: how long the admin runs before the first timed request")
 	fs.StringVar(&o.Out, "out", "", "write the results as JSON to this file")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured window to this file")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the measured window to this file")
@@ -100,6 +107,15 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 		return o, "", "", nil, err
 	}
 	o.AdminArgs = adminArgs
+	if o.Measure == "console" {
+		jobsSet := false
+		fs.Visit(func(f *flag.Flag) { jobsSet = jobsSet || f.Name == "jobs" })
+		if !jobsSet {
+			o.Jobs = 10_000
+		}
+	} else {
+		o.Logs, o.Reps, o.ConsoleSettle = 0, 0, 0
+	}
 	return o, role, spec, fs.Args(), nil
 }
 
