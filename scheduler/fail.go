@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -15,10 +16,37 @@ type Mailer interface {
 	Send(ctx context.Context, to, subject, htmlBody string) error
 }
 
+// failFullPassEvery is how often the fail monitor reads the whole log table again
+// instead of starting at its watermark (see FailMonitorOnce).
+const failFullPassEvery = 10 * time.Minute
+
 // FailMonitorOnce retries and alarms failed logs (scheduler.md §10). Each log is
 // claimed with an optimistic alarm_status update, so several admins share the work.
+//
+// Upstream's query walks the whole table in id order every 10 s when nothing failed —
+// seconds of database time per pass at a million rows. A log can only become failed
+// while it is unfinished (no result, trigger not failed), so once a pass has seen every
+// failed log from its start id, the next pass may start at the smallest id that was
+// unfinished when this one began (an index lookup). A result overwritten after the fact (a kill
+// of a finished run) below that mark is found by the full pass every 10 minutes.
 func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
-	ids, err := s.store.FindFailedLogIDs(ctx, 1000)
+	const limit = 1000
+	now := s.clock.Now()
+	from := s.failFrom
+	if now.Sub(s.failFull) >= failFullPassEvery {
+		from = 0
+	}
+	next, ok, err := s.store.FirstUnfinishedLogID(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if next, err = s.store.MaxLogID(ctx); err != nil {
+			return err
+		}
+		next++
+	}
+	ids, err := s.store.FindFailedLogIDs(ctx, from, limit)
 	if err != nil {
 		return err
 	}
@@ -36,6 +64,14 @@ func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 			_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
 			return err
 		}
+	}
+	if len(ids) < limit {
+		// Every failed log from `from` on was seen; those below `next` were finished
+		// when this pass began, so they all were.
+		if from == 0 {
+			s.failFull = now
+		}
+		s.failFrom = max(from, next)
 	}
 	return nil
 }

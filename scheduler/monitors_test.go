@@ -135,3 +135,48 @@ func TestReportAndRetention(t *testing.T) {
 	require.NoError(t, b.sched.ReportOnce(ctx, &last))
 	require.Equal(t, 6, b.db.Count(t, "xxl_job_log", ""), "cleaning runs once a day")
 }
+
+// The fail monitor starts at a watermark instead of reading the whole table each pass
+// (scheduler.md §10 reads from the first id every 10 s). Every failure is still found:
+// one that happens later to a run that was unfinished below the mark, and, by the
+// 10-minute full pass, a finished run whose result is overwritten afterwards.
+func TestFailMonitorWatermarkMissesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	g := b.group(t, "wm", "")
+	id := b.job(t, g, nil)
+	newLog := func(trigger, handle int) int64 {
+		l, err := b.store.InsertLog(ctx, g, id, t0)
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=?, handle_code=? WHERE id=?", trigger, handle, l)
+		return l
+	}
+	alarm := func(l int64) int {
+		got, err := b.store.LoadLog(ctx, l)
+		require.NoError(t, err)
+		return got.AlarmStatus
+	}
+	early := newLog(200, 500) // failed
+	running := newLog(200, 0) // still running
+	done := newLog(200, 200)  // succeeded
+	later := newLog(200, 200)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(early), "handled on the first (full) pass")
+
+	_, err := b.store.CompleteLog(ctx, running, t0, 500, "failed late")
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(running), "a run unfinished at the mark is still watched")
+
+	// A finished run overwritten below the mark (a kill after the end) waits for the
+	// periodic full pass.
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NoError(t, b.store.OverwriteResult(ctx, done, t0, 500, "killed"))
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.Equal(t, schema.AlarmDefault, alarm(done), "below the mark until the full pass")
+	b.clock.Advance(10 * time.Minute)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(done), "found by the full pass")
+	require.Equal(t, schema.AlarmDefault, alarm(later), "successes are never touched")
+}

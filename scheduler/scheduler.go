@@ -66,6 +66,10 @@ type Scheduler struct {
 	claimSeq atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
+	// failFrom is where the fail monitor's next pass starts; failFull is when it last
+	// read the whole table (only the fail monitor's goroutine uses them).
+	failFrom int64
+	failFull time.Time
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64

@@ -101,15 +101,40 @@ func (s *Store) FindLostLogIDs(ctx context.Context, before time.Time, limit int)
 	return ids, nil
 }
 
-// FindFailedLogIDs returns failed logs whose alarm/retry has not been handled.
-func (s *Store) FindFailedLogIDs(ctx context.Context, limit int) ([]int64, error) {
+// FindFailedLogIDs returns failed logs with id >= fromID whose alarm/retry has not
+// been handled, in id order.
+func (s *Store) FindFailedLogIDs(ctx context.Context, fromID int64, limit int) ([]int64, error) {
 	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
 		Where("NOT ((trigger_code IN (0, 200) AND handle_code = 0) OR handle_code = 200)").
-		Where(sq.Eq{"alarm_status": AlarmDefault}).OrderBy("id ASC").Limit(uint64(limit))))
+		Where(sq.Eq{"alarm_status": AlarmDefault}).Where(sq.GtOrEq{"id": fromID}).OrderBy("id ASC").Limit(uint64(limit))))
 	if err != nil {
 		return nil, fmt.Errorf("find failed logs: %w", err)
 	}
 	return ids, nil
+}
+
+// FirstUnfinishedLogID returns the smallest id of a log that may still get a result
+// or fail (handle_code = 0 and the trigger not failed), or ok false when there is
+// none: every log below it is final. The I_handle_code index serves it in id order.
+func (s *Store) FirstUnfinishedLogID(ctx context.Context) (id int64, ok bool, err error) {
+	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
+		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).OrderBy("id ASC").Limit(1)))
+	if err != nil {
+		return 0, false, fmt.Errorf("first unfinished log: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, false, nil
+	}
+	return ids[0], true, nil
+}
+
+// MaxLogID returns the largest log id, 0 for an empty table.
+func (s *Store) MaxLogID(ctx context.Context) (int64, error) {
+	var v sql.NullInt64
+	if err := s.q(ctx).QueryRowContext(ctx, "SELECT MAX(id) FROM xxl_job_log").Scan(&v); err != nil {
+		return 0, fmt.Errorf("max log id: %w", err)
+	}
+	return v.Int64, nil
 }
 
 // SetAlarmStatus moves a log's alarm_status from old to new; false when another node
