@@ -165,11 +165,21 @@ type procMetrics struct {
 // scrape reads the process figures from an admin's /metrics.
 func scrape(t *testing.T, base string) procMetrics {
 	t.Helper()
-	res, err := http.Get(base + "/metrics")
+	m, err := scrapeErr(base)
 	require.NoError(t, err)
-	defer res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
+	return m
+}
+
+func scrapeErr(base string) (procMetrics, error) {
 	var m procMetrics
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		return m, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return m, fmt.Errorf("/metrics answered HTTP %d", res.StatusCode)
+	}
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -190,7 +200,11 @@ func scrape(t *testing.T, base string) procMetrics {
 			m.CPU = f
 		}
 	}
-	require.NoError(t, sc.Err())
-	require.NotZero(t, m.Goroutines, "go_goroutines missing from /metrics")
-	return m
+	if err := sc.Err(); err != nil {
+		return m, err
+	}
+	if m.Goroutines == 0 {
+		return m, fmt.Errorf("go_goroutines missing from /metrics")
+	}
+	return m, nil
 }
