@@ -34,14 +34,15 @@ func startAdminProc(t *testing.T, bin string, db *schematest.DB) *adminProc {
 	return startAdminProcOut(t, bin, db, testWriter{t})
 }
 
-// startAdminProcOut starts an admin process whose output goes to out.
-func startAdminProcOut(t *testing.T, bin string, db *schematest.DB, out io.Writer) *adminProc {
+// startAdminProcOut starts an admin process whose output goes to out, with extra
+// arguments.
+func startAdminProcOut(t *testing.T, bin string, db *schematest.DB, out io.Writer, extra ...string) *adminProc {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(bin,
-		"--spring.datasource.url=jdbc:mysql://"+db.Config.Addr+"/"+db.Name+"?serverTimezone="+schematest.Zone,
-		"--spring.datasource.username="+db.Config.User, "--spring.datasource.password="+db.Config.Passwd,
-		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
+	cmd := exec.Command(bin, append([]string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
