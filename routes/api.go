@@ -9,9 +9,11 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -99,6 +101,9 @@ func (a *API) handle(c *fiber.Ctx) error {
 		if !httpURL(p.RegistryValue) {
 			return reply(c, protocol.Fail("invalid request, registryValue must be an http:// or https:// address"))
 		}
+		if msg := registryTooLong(p); msg != "" {
+			return reply(c, protocol.Fail(msg))
+		}
 		if uri == "registry" {
 			err = a.Core.Registry(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
 		} else {
@@ -157,6 +162,21 @@ func (a *API) groupToken(ctx context.Context, app string) (string, bool) {
 	}
 	tok, ok := a.tokens[app]
 	return tok, ok
+}
+
+// registryTooLong names a registry value longer than its xxl_job_registry column
+// (VARCHAR 50/255/255 characters): the database would refuse it, and "database
+// unavailable" would make the executor retry forever.
+func registryTooLong(p protocol.RegistryParam) string {
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"registryGroup", p.RegistryGroup, 50}, {"registryKey", p.RegistryKey, 255}, {"registryValue", p.RegistryValue, 255}} {
+		if utf8.RuneCountInString(f.v) > f.max {
+			return "invalid request, " + f.name + " longer than " + strconv.Itoa(f.max) + " characters"
+		}
+	}
+	return ""
 }
 
 func httpURL(s string) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -30,12 +31,19 @@ type adminProc struct {
 
 func startAdminProc(t *testing.T, bin string, db *schematest.DB) *adminProc {
 	t.Helper()
+	return startAdminProcOut(t, bin, db, testWriter{t})
+}
+
+// startAdminProcOut starts an admin process whose output goes to out, with extra
+// arguments.
+func startAdminProcOut(t *testing.T, bin string, db *schematest.DB, out io.Writer, extra ...string) *adminProc {
+	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(bin,
-		"--spring.datasource.url=jdbc:mysql://"+db.Config.Addr+"/"+db.Name+"?serverTimezone="+schematest.Zone,
-		"--spring.datasource.username="+db.Config.User, "--spring.datasource.password="+db.Config.Passwd,
-		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
-	cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
+	cmd := exec.Command(bin, append([]string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"}, extra...)...)
+	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	p := &adminProc{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)}
