@@ -72,11 +72,13 @@ type Store struct {
 	jobCols []string
 	logCols []string
 	grpCols []string
+
+	logCounts *logCounts // kept totals of the console's log list
 }
 
 // NewStore returns a Store for a database whose layout is already known.
 func NewStore(db *sql.DB, d Dialect, layout Layout) *Store {
-	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder())}
+	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder()), logCounts: newLogCounts()}
 	s.jobCols = []string{"id", "job_group", layout.JobDescCol, "add_time", "update_time", "author", "alarm_email",
 		"schedule_type", "schedule_conf", "misfire_strategy", "executor_route_strategy", "executor_handler",
 		"executor_param", "executor_block_strategy", "executor_timeout", "executor_fail_retry_count",
@@ -113,6 +115,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 type txKey struct{}
 
+// txHooksKey holds the functions InTx runs after a commit (*[]func()).
+type txHooksKey struct{}
+
 // querier is what *sql.DB and *sql.Tx have in common.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -138,12 +143,16 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+	var hooks []func()
+	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, &hooks)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	for _, h := range hooks {
+		h()
 	}
 	return nil
 }

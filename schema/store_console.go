@@ -294,21 +294,44 @@ func (s *Store) logWhere(b sq.SelectBuilder, f LogFilter) sq.SelectBuilder {
 }
 
 // ListLogs returns one page of logs, newest id first (3.3.2+ order, which walks the
-// primary key instead of sorting), and the total count.
+// primary key instead of sorting), and the exact total (see logcount.go for how it
+// avoids recounting every row). Outside a transaction the page and the total are
+// read at the same time, on two connections.
 func (s *Store) ListLogs(ctx context.Context, f LogFilter, offset, limit int) ([]Log, int, error) {
-	rows, err := s.query(ctx, s.listLogsQuery(f, offset, limit))
-	if err != nil {
-		return nil, 0, fmt.Errorf("list logs: %w", err)
+	type counted struct {
+		n   int
+		err error
 	}
-	logs, err := s.scanLogs(rows)
+	var total chan counted
+	if _, inTx := ctx.Value(txKey{}).(*sql.Tx); !inTx {
+		total = make(chan counted, 1)
+		go func() {
+			n, err := s.countLogs(ctx, f)
+			total <- counted{n, err}
+		}()
+	}
+	logs, err := s.pageLogs(ctx, f, offset, limit)
+	var c counted
+	if total != nil {
+		c = <-total
+	} else if err == nil {
+		c.n, c.err = s.countLogs(ctx, f)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.count(ctx, s.logWhere(s.sb.Select("COUNT(1)").From("xxl_job_log"), f))
-	if err != nil {
-		return nil, 0, fmt.Errorf("count logs: %w", err)
+	if c.err != nil {
+		return nil, 0, fmt.Errorf("count logs: %w", c.err)
 	}
-	return logs, total, nil
+	return logs, c.n, nil
+}
+
+func (s *Store) pageLogs(ctx context.Context, f LogFilter, offset, limit int) ([]Log, error) {
+	rows, err := s.query(ctx, s.listLogsQuery(f, offset, limit))
+	if err != nil {
+		return nil, fmt.Errorf("list logs: %w", err)
+	}
+	return s.scanLogs(rows)
 }
 
 func (s *Store) listLogsQuery(f LogFilter, offset, limit int) sq.SelectBuilder {
