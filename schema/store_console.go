@@ -476,3 +476,32 @@ func (s *Store) UpdateJobForm(ctx context.Context, j Job, next *int64) error {
 	}
 	return nil
 }
+
+// JobName is a job's group and description, for lists that show jobs by name.
+type JobName struct {
+	Group int
+	Desc  string
+}
+
+// JobNames reads the group and description of several jobs in one statement, keyed by
+// id; missing ids are absent.
+func (s *Store) JobNames(ctx context.Context, ids []int) (map[int]JobName, error) {
+	out := make(map[int]JobName, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("id", "job_group", s.layout.JobDescCol).From("xxl_job_info").Where(sq.Eq{"id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("read job names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var n JobName
+		if err := rows.Scan(&id, &n.Group, &n.Desc); err != nil {
+			return nil, fmt.Errorf("scan job names: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
