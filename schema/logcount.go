@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	sq "github.com/Masterminds/squirrel"
 )
 
 // Totals of the console's log list without counting a million rows per page view.
 //
 // A total is split at an id, upTo: the rows with id <= upTo are counted once and kept
-// for the filter; the rows above are counted on every request, by primary-key range.
+// for the filter; the rows above are counted on every request (a short id range). The
+// first request pays one ordinary COUNT, which yields both parts in one scan.
 // New logs only ever get higher ids, so inserts (every trigger) never spoil a kept
 // head count. What can spoil it is a change to older rows, and the Store announces
 // each of its own (logsChanged):
@@ -237,14 +240,17 @@ func (s *Store) countLogs(ctx context.Context, f LogFilter) (int, error) {
 	if upTo <= 0 {
 		return s.count(ctx, s.logWhere(s.sb.Select("COUNT(1)").From("xxl_job_log"), f))
 	}
-	head, err := s.count(ctx, s.logWhere(s.sb.Select("COUNT(1)").From("xxl_job_log"), f).Where("id <= ?", upTo))
+	// One statement, one snapshot, the filter's own plan (every index holds the id, so
+	// a covering count stays covering): the total and the part above upTo.
+	query, args, err := s.logWhere(s.sb.Select("COUNT(1)").
+		Column(sq.Expr("COALESCE(SUM(CASE WHEN id > ? THEN 1 ELSE 0 END), 0)", upTo)).From("xxl_job_log"), f).ToSql()
 	if err != nil {
 		return 0, err
 	}
-	tail, err := s.count(ctx, s.logWhere(s.sb.Select("COUNT(1)").From("xxl_job_log"), f).Where("id > ?", upTo))
-	if err != nil {
+	var total, tail int
+	if err := s.q(ctx).QueryRowContext(ctx, query, args...).Scan(&total, &tail); err != nil {
 		return 0, err
 	}
-	c.put(key, logCountEntry{upTo: upTo, n: head, at: at}, seq)
-	return head + tail, nil
+	c.put(key, logCountEntry{upTo: upTo, n: total - tail, at: at}, seq)
+	return total, nil
 }
