@@ -213,10 +213,8 @@ func (s *Store) SetLogCountTTL(d time.Duration) {
 // between the two cannot be kept.
 func (s *Store) logsChanged(ctx context.Context, kind logChangeKind, ids ...int64) {
 	s.logCounts.changed(kind, ids)
-	if hooks, ok := ctx.Value(txHooksKey{}).(*[]func()); ok {
-		ids = slices.Clone(ids)
-		*hooks = append(*hooks, func() { s.logCounts.changed(kind, ids) })
-	}
+	ids = slices.Clone(ids)
+	afterCommit(ctx, func() { s.logCounts.changed(kind, ids) })
 }
 
 // countLogs is the total of the log list for a filter (see the top of this file).

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -115,8 +116,25 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 type txKey struct{}
 
-// txHooksKey holds the functions InTx runs after a commit (*[]func()).
+// txHooksKey holds the functions InTx runs after a commit (*txHooks).
 type txHooksKey struct{}
+
+type txHooks struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// afterCommit registers fn to run once the context's transaction commits; false
+// outside a transaction.
+func afterCommit(ctx context.Context, fn func()) bool {
+	h, ok := ctx.Value(txHooksKey{}).(*txHooks)
+	if ok {
+		h.mu.Lock()
+		h.fns = append(h.fns, fn)
+		h.mu.Unlock()
+	}
+	return ok
+}
 
 // querier is what *sql.DB and *sql.Tx have in common.
 type querier interface {
@@ -143,15 +161,17 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	var hooks []func()
-	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, &hooks)); err != nil {
+	hooks := &txHooks{}
+	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, hooks)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	for _, h := range hooks {
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	for _, h := range hooks.fns {
 		h()
 	}
 	return nil
