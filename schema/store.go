@@ -91,13 +91,15 @@ type Store struct {
 	logCols []string
 	grpCols []string
 
+	logCounts *logCounts // kept totals of the console's log list
+
 	consecutiveOnce sync.Once
 	consecutive     bool
 }
 
 // NewStore returns a Store for a database whose layout is already known.
 func NewStore(db *sql.DB, d Dialect, layout Layout) *Store {
-	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder())}
+	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder()), logCounts: newLogCounts()}
 	s.jobCols = []string{"id", "job_group", layout.JobDescCol, "add_time", "update_time", "author", "alarm_email",
 		"schedule_type", "schedule_conf", "misfire_strategy", "executor_route_strategy", "executor_handler",
 		"executor_param", "executor_block_strategy", "executor_timeout", "executor_fail_retry_count",
@@ -134,6 +136,26 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 type txKey struct{}
 
+// txHooksKey holds the functions InTx runs after a commit (*txHooks).
+type txHooksKey struct{}
+
+type txHooks struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// afterCommit registers fn to run once the context's transaction commits; false
+// outside a transaction.
+func afterCommit(ctx context.Context, fn func()) bool {
+	h, ok := ctx.Value(txHooksKey{}).(*txHooks)
+	if ok {
+		h.mu.Lock()
+		h.fns = append(h.fns, fn)
+		h.mu.Unlock()
+	}
+	return ok
+}
+
 // querier is what *sql.DB and *sql.Tx have in common.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -159,12 +181,18 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+	hooks := &txHooks{}
+	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, hooks)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	for _, h := range hooks.fns {
+		h()
 	}
 	return nil
 }

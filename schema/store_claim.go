@@ -216,5 +216,8 @@ func (s *Store) FailClaim(ctx context.Context, id int64, oldMarker, msg string, 
 	if err != nil {
 		return false, fmt.Errorf("close claim %d: %w", id, err)
 	}
+	if n > 0 {
+		s.logsChanged(ctx, logTriggerChanged, id)
+	}
 	return n > 0, nil
 }

@@ -294,21 +294,44 @@ func (s *Store) logWhere(b sq.SelectBuilder, f LogFilter) sq.SelectBuilder {
 }
 
 // ListLogs returns one page of logs, newest id first (3.3.2+ order, which walks the
-// primary key instead of sorting), and the total count.
+// primary key instead of sorting), and the exact total (see logcount.go for how it
+// avoids recounting every row). Outside a transaction the page and the total are
+// read at the same time, on two connections.
 func (s *Store) ListLogs(ctx context.Context, f LogFilter, offset, limit int) ([]Log, int, error) {
-	rows, err := s.query(ctx, s.listLogsQuery(f, offset, limit))
-	if err != nil {
-		return nil, 0, fmt.Errorf("list logs: %w", err)
+	type counted struct {
+		n   int
+		err error
 	}
-	logs, err := s.scanLogs(rows)
+	var total chan counted
+	if _, inTx := ctx.Value(txKey{}).(*sql.Tx); !inTx {
+		total = make(chan counted, 1)
+		go func() {
+			n, err := s.countLogs(ctx, f)
+			total <- counted{n, err}
+		}()
+	}
+	logs, err := s.pageLogs(ctx, f, offset, limit)
+	var c counted
+	if total != nil {
+		c = <-total
+	} else if err == nil {
+		c.n, c.err = s.countLogs(ctx, f)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.count(ctx, s.logWhere(s.sb.Select("COUNT(1)").From("xxl_job_log"), f))
-	if err != nil {
-		return nil, 0, fmt.Errorf("count logs: %w", err)
+	if c.err != nil {
+		return nil, 0, fmt.Errorf("count logs: %w", c.err)
 	}
-	return logs, total, nil
+	return logs, c.n, nil
+}
+
+func (s *Store) pageLogs(ctx context.Context, f LogFilter, offset, limit int) ([]Log, error) {
+	rows, err := s.query(ctx, s.listLogsQuery(f, offset, limit))
+	if err != nil {
+		return nil, fmt.Errorf("list logs: %w", err)
+	}
+	return s.scanLogs(rows)
 }
 
 func (s *Store) listLogsQuery(f LogFilter, offset, limit int) sq.SelectBuilder {
@@ -452,4 +475,33 @@ func (s *Store) UpdateJobForm(ctx context.Context, j Job, next *int64) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// JobName is a job's group and description, for lists that show jobs by name.
+type JobName struct {
+	Group int
+	Desc  string
+}
+
+// JobNames reads the group and description of several jobs in one statement, keyed by
+// id; missing ids are absent.
+func (s *Store) JobNames(ctx context.Context, ids []int) (map[int]JobName, error) {
+	out := make(map[int]JobName, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("id", "job_group", s.layout.JobDescCol).From("xxl_job_info").Where(sq.Eq{"id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("read job names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var n JobName
+		if err := rows.Scan(&id, &n.Group, &n.Desc); err != nil {
+			return nil, fmt.Errorf("scan job names: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
 }

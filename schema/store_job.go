@@ -273,6 +273,7 @@ func (s *Store) DeleteJob(ctx context.Context, id int) error {
 				return fmt.Errorf("delete job %d from %s: %w", id, table, err)
 			}
 		}
+		s.logsChanged(ctx, logRowsDeleted)
 		return nil
 	})
 }

@@ -49,6 +49,7 @@ func (s *Store) UpdateLogTrigger(ctx context.Context, l Log) error {
 	if err != nil {
 		return fmt.Errorf("update trigger info of log %d: %w", l.ID, err)
 	}
+	s.logsChanged(ctx, logTriggerChanged, l.ID)
 	return nil
 }
 
@@ -76,6 +77,9 @@ func (s *Store) CompleteLog(ctx context.Context, id int64, handleTime time.Time,
 		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id, "handle_code": 0})))
 	if err != nil {
 		return false, fmt.Errorf("complete log %d: %w", id, err)
+	}
+	if n > 0 {
+		s.logsChanged(ctx, logHandleChanged, id)
 	}
 	return n > 0, nil
 }
@@ -241,6 +245,7 @@ func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
 		if err != nil {
 			return total, fmt.Errorf("delete logs: %w", err)
 		}
+		s.logsChanged(ctx, logRowsDeleted)
 		total += n
 	}
 }
@@ -270,6 +275,7 @@ func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
 		if _, err := s.exec(ctx, b); err != nil {
 			return fmt.Errorf("update trigger info of %d logs: %w", len(part), err)
 		}
+		s.logsChanged(ctx, logTriggerChanged, ids...)
 		return nil
 	})
 }
@@ -297,6 +303,7 @@ func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpda
 		if err != nil {
 			return fmt.Errorf("complete %d logs: %w", len(part), err)
 		}
+		s.logsChanged(ctx, logHandleChanged, ids...)
 		return nil
 	})
 }
@@ -335,5 +342,6 @@ func (s *Store) OverwriteResult(ctx context.Context, id int64, at time.Time, cod
 		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id})); err != nil {
 		return fmt.Errorf("overwrite result of log %d: %w", id, err)
 	}
+	s.logsChanged(ctx, logHandleChanged, id)
 	return nil
 }

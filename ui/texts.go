@@ -27,6 +27,10 @@ var textsEn = map[string]string{
 	"role_normal":    "Member",
 	"toggle_menu":    "Menu",
 
+	"banner_title":     "This admin is not secured yet",
+	"banner_token":     "The executor access token (xxl.job.accessToken) is empty or the public default_token: anyone who can reach the admin can register executors and report results. Set a secret token on the admin and on every executor.",
+	"banner_admin_pwd": "The \"admin\" account still has the initial password. Sign in as admin and change it (user menu → Change password).",
+
 	"login_title":        "Sign in",
 	"login_intro":        "Sign in to manage scheduled jobs and their executors.",
 	"login_user":         "User name",
@@ -330,6 +334,10 @@ var textsZhCN = map[string]string{
 	"role_normal":    "普通成员",
 	"toggle_menu":    "菜单",
 
+	"banner_title":     "调度中心尚未完成安全设置",
+	"banner_token":     "执行器通讯令牌（xxl.job.accessToken）为空或为公开的 default_token：任何能访问调度中心的人都可以注册执行器、上报执行结果。请在调度中心和每个执行器上设置保密的令牌。",
+	"banner_admin_pwd": "“admin”账号仍在使用初始密码。请以 admin 登录后修改密码（用户菜单 → 修改密码）。",
+
 	"login_title":        "登录",
 	"login_intro":        "登录后即可管理定时任务和执行器。",
 	"login_user":         "用户名",
@@ -632,6 +640,10 @@ var textsZhTC = map[string]string{
 	"role_admin":     "管理員",
 	"role_normal":    "一般成員",
 	"toggle_menu":    "選單",
+
+	"banner_title":     "調度中心尚未完成安全設定",
+	"banner_token":     "執行器通訊權杖（xxl.job.accessToken）為空或為公開的 default_token：任何能存取調度中心的人都可以註冊執行器、回報執行結果。請在調度中心和每個執行器上設定保密的權杖。",
+	"banner_admin_pwd": "「admin」帳號仍在使用初始密碼。請以 admin 登入後修改密碼（使用者選單 → 修改密碼）。",
 
 	"login_title":        "登入",
 	"login_intro":        "登入後即可管理排程任務與執行器。",

@@ -42,6 +42,7 @@ var assetFS embed.FS
 type Reader interface {
 	LoadJob(ctx context.Context, id int) (schema.Job, error)
 	LoadLog(ctx context.Context, id int64) (schema.Log, error)
+	LoadUserByName(ctx context.Context, username string) (schema.User, error)
 }
 
 // Deps is what the pages need.
@@ -52,6 +53,9 @@ type Deps struct {
 	// with the language switch (cookie LangCookie).
 	Lang i18n.Lang
 	Log  *slog.Logger
+	// WeakAccessToken is true when xxl.job.accessToken is empty or the public
+	// "default_token": administrators then see a warning on every page.
+	WeakAccessToken bool
 }
 
 // LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en").
@@ -196,6 +200,8 @@ type page struct {
 	Boot    map[string]any
 	Scripts []string
 	Data    any
+	// Warnings are the security banner's lines (text keys), shown to administrators.
+	Warnings []string
 }
 
 // T returns a UI text with its {0}, {1}, … placeholders filled.
@@ -282,6 +288,9 @@ func (u *UI) newPage(c *fiber.Ctx, name, titleKey string) *page {
 	if pr, ok := console.PrincipalOf(c); ok {
 		p.User, p.Admin = pr.User.Username, pr.Admin()
 	}
+	if p.Admin {
+		p.Warnings = u.securityWarnings(c.UserContext())
+	}
 	loc := u.Manage.Location()
 	_, offset := time.Now().In(loc).Zone()
 	p.Boot = map[string]any{
@@ -335,6 +344,30 @@ func (u *UI) errorPage(c *fiber.Ctx, err error) error {
 	}
 	p.Data = msg
 	return u.render(c, fiber.StatusOK, p)
+}
+
+// Hashes of the seeded administrator password "123456": 2.x rows hold MD5, 3.2+ rows
+// SHA-256 (schema.md §5); either may be found in any layout after a migration.
+var defaultAdminHashes = map[string]bool{
+	"e10adc3949ba59abbe56e057f20f883e":                                 true,
+	"8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92": true,
+}
+
+// securityWarnings lists what leaves the admin open: the executor access token is
+// empty or the public default, or the seeded "admin" account still has the seeded
+// password. It is read on every page, so a changed password clears its line at once.
+// Members never see it: the line would tell them the admin account is open.
+func (u *UI) securityWarnings(ctx context.Context) []string {
+	var out []string
+	if u.WeakAccessToken {
+		out = append(out, "banner_token")
+	}
+	if usr, err := u.Store.LoadUserByName(ctx, "admin"); err == nil && defaultAdminHashes[strings.ToLower(usr.Password)] {
+		out = append(out, "banner_admin_pwd")
+	} else if err != nil && !errors.Is(err, schema.ErrNotFound) {
+		u.Log.Warn("security banner: reading the admin user failed", "err", err)
+	}
+	return out
 }
 
 var (

@@ -28,8 +28,9 @@ const ctxPath = "/xxl-job-admin"
 const hostile = `<script>alert(1)</script><img src=x onerror=alert(2)>`
 
 type testBundle struct {
-	db  *schematest.DB
-	app *fiber.App
+	db    *schematest.DB
+	app   *fiber.App
+	store *schema.Store
 }
 
 // setup mounts the console and the pages on a fresh 3.4 database with a second group
@@ -41,10 +42,18 @@ func setup(t *testing.T, lang i18n.Lang, layout ...schema.LayoutName) *testBundl
 	if len(layout) > 0 {
 		l = layout[0]
 	}
+	return setupWith(t, lang, l, ui.Deps{})
+}
+
+// setupWith is setup with the given ui.Deps options (Manage, Store, Lang and Log are
+// filled in).
+func setupWith(t *testing.T, lang i18n.Lang, l schema.LayoutName, deps ui.Deps) *testBundle {
+	t.Helper()
 	db, store := schematest.New(t, l)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := manage.New(manage.Config{Store: store, Location: db.Loc, Lang: lang, Logger: log})
-	pages, err := ui.New(ctxPath, ui.Deps{Manage: svc, Store: store, Lang: lang, Log: log})
+	deps.Manage, deps.Store, deps.Lang, deps.Log = svc, store, lang, log
+	pages, err := ui.New(ctxPath, deps)
 	require.NoError(t, err)
 	app := routes.NewApp(log)
 	console.Mount(app, ctxPath, console.Deps{Manage: svc, Log: log, LoginPage: pages.LoginPage})
@@ -66,7 +75,7 @@ func setup(t *testing.T, lang i18n.Lang, layout ...schema.LayoutName) *testBundl
 	db.Exec(t, `INSERT INTO xxl_job_log (id, job_group, job_id, executor_address, executor_handler, executor_param, trigger_time, trigger_code,
 		trigger_msg, handle_code, handle_msg) VALUES (7, 2, 3, 'http://10.0.0.9:9999/', 'h', ?, NOW(), 500, ?, 0, NULL)`, hostile, "dispatch"+hostile)
 	db.Exec(t, "INSERT INTO xxl_job_user (username, password, role, permission) VALUES ('bob', ?, 0, '2')", manage.HashPassword(store.Layout(), "bob-pass"))
-	return &testBundle{db: db, app: app}
+	return &testBundle{db: db, app: app, store: store}
 }
 
 // login signs in over /auth/doLogin and returns the session cookie.

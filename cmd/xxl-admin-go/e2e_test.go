@@ -57,7 +57,23 @@ func freePort(t *testing.T) int {
 // startAdmin runs the admin as main does, on a fresh 3.4 database, until the test ends.
 func startAdmin(t *testing.T, extra ...string) (db *schematest.DB, base string) {
 	t.Helper()
+	return startAdminWith(t, nil, extra...)
+}
+
+// startAdminWith is startAdmin on the fresh 3.4 database after prep changed it (when
+// not nil); the base URL follows a --server.servlet.context-path among extra.
+func startAdminWith(t *testing.T, prep func(*schematest.DB), extra ...string) (db *schematest.DB, base string) {
+	t.Helper()
 	db, _ = schematest.New(t, schema.Layout34)
+	if prep != nil {
+		prep(db)
+	}
+	ctxPath := "/xxl-job-admin"
+	for _, a := range extra {
+		if v, ok := strings.CutPrefix(a, "--server.servlet.context-path="); ok {
+			ctxPath = strings.TrimSuffix(v, "/")
+		}
+	}
 	port := freePort(t)
 	args := append([]string{
 		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
@@ -89,7 +105,7 @@ func startAdmin(t *testing.T, extra ...string) (db *schematest.DB, base string) 
 			t.Error("admin did not stop within 15 s")
 		}
 	})
-	return db, fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
+	return db, fmt.Sprintf("http://127.0.0.1:%d%s", port, ctxPath)
 }
 
 type testWriter struct{ t *testing.T }

@@ -151,7 +151,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token" {
+	weakToken := strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token"
+	if weakToken {
 		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
 	}
 	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
@@ -178,7 +179,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		Store: store, Scheduler: sched, Logs: httpExec, Location: db.Loc,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
 	})
-	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log})
+	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken})
 	if err != nil {
 		return err
 	}

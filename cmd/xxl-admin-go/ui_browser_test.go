@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // chromiumPath is Debian's Chromium (apt-get install -y chromium); the browser tests
@@ -200,14 +201,83 @@ func (b *browser) selectValue(sel, value string) {
 // follow its live output to the end, edit a GLUE script, create a user, switch the
 // language — with no console error on any page, no markup from data, and a
 // screenshot of each step under artifacts/screenshots/.
+//
+// It runs twice: on a 3.4 database under /xxl-job-admin with a secret access token,
+// and on a 3.5 database (renamed name columns, per-group tokens) at the root context
+// path with the public default_token, where the security banner also warns about the
+// token.
 func TestConsoleInBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
 	}
 	t.Parallel()
-	db, admin := startAdmin(t)
+	for _, v := range []browserVariant{
+		{name: "admin", token: "e2e-token"},
+		{name: "root35", token: "default_token", layout35: true, contextPath: "/"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			consoleWalkThrough(t, v)
+		})
+	}
+}
+
+// browserVariant is one admin set-up the walk-through runs on.
+type browserVariant struct {
+	name        string // screenshot prefix
+	token       string // xxl.job.accessToken of the admin and the executor
+	layout35    bool   // the 3.5 database layout instead of 3.4
+	contextPath string // server.servlet.context-path; /xxl-job-admin when empty
+}
+
+// fitsViewport checks at a viewport width that the jobs table needs no sideways
+// scrolling and every row's actions cell lies inside the viewport.
+func (b *browser) fitsViewport(width int64) {
+	b.t.Helper()
+	b.do(fmt.Sprintf("viewport %d", width), chromedp.EmulateViewport(width, 900))
+	b.wait(fmt.Sprintf("layout at %d px", width), fmt.Sprintf(`window.innerWidth === %d`, width), 5*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	bad := eval[string](b, `(() => {
+		const wrap = document.querySelector('#jobs-table').closest('.table-wrap');
+		if (wrap.scrollWidth > wrap.clientWidth + 1) return 'table wider than its card: ' + wrap.scrollWidth + ' > ' + wrap.clientWidth;
+		const cells = [...document.querySelectorAll('#jobs-table tr[data-id] td.col-actions')];
+		if (!cells.length) return 'no rows';
+		for (const td of cells) {
+			const r = td.getBoundingClientRect();
+			if (r.left < 0 || r.right > window.innerWidth || r.width < 20) return 'actions cell at ' + r.left + '..' + r.right + ' of ' + window.innerWidth;
+			for (const c of td.children) {
+				const q = c.getBoundingClientRect();
+				if (q.right > window.innerWidth || q.left < r.left - 1) return 'action outside its cell: ' + q.left + '..' + q.right;
+			}
+		}
+		return '';
+	})()`)
+	require.Empty(b.t, bad, "jobs table at %d px", width)
+}
+
+func consoleWalkThrough(t *testing.T, v browserVariant) {
+	var prep func(*schematest.DB)
+	descCol := "job_desc"
+	args := []string{"--xxl.job.accessToken=" + v.token}
+	if v.layout35 {
+		prep = func(db *schematest.DB) {
+			db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
+			db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
+			db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+		}
+		descCol = "name"
+	}
+	if v.contextPath != "" {
+		args = append(args, "--server.servlet.context-path="+v.contextPath)
+	}
+	db, admin := startAdminWith(t, prep, args...)
+	weakToken := v.token == "" || v.token == "default_token"
 	hostile := `<img src=x onerror="window.__xss=1">`
-	exe := executortest.Start(t, executortest.Config{AppName: "ui-e2e", AccessToken: "e2e-token", AdminAddresses: admin})
+	kind := executortest.KindJava342 // the latest released Java executor
+	if v.layout35 {
+		kind = executortest.KindJavaP3 // 3.5 protocol: /trigger, app name and the group's token
+	}
+	exe := executortest.Start(t, executortest.Config{Kind: kind, AppName: "ui-e2e", AccessToken: v.token, AdminAddresses: admin})
 	msg := "report done <b>ok</b> " + hostile
 	exe.Handle("uiReportHandler", executortest.Behavior{RunTime: 8 * time.Second, HandleMsg: &msg})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -222,7 +292,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			day, i%3, 40+(i*37)%60, (i*7)%9)
 	}
 
-	b := newBrowser(t, admin, "admin")
+	b := newBrowser(t, admin, v.name)
 	noXSS := `window.__xss === undefined && !document.querySelector('img[src="x"]')`
 
 	// Sign in.
@@ -233,6 +303,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.typeInto("#login-password", "123456")
 	b.click("#login-submit")
 	b.wait("dashboard", `document.body.dataset.page === "dashboard" && document.querySelector("#chart-days svg")`, 20*time.Second)
+	// The seeded password (and on the variant, the default token) raise the banner.
+	require.True(t, eval[bool](b, `!!document.querySelector('#security-banner [data-warning="banner_admin_pwd"]')`), "password warning")
+	require.Equal(t, weakToken, eval[bool](b, `!!document.querySelector('#security-banner [data-warning="banner_token"]')`), "token warning")
 	b.shot("dashboard")
 	b.clean("dashboard")
 
@@ -250,6 +323,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.clean("executors")
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='ui-e2e'").Scan(&group))
+	if v.layout35 {
+		// The console has no field for a 3.5 group's own token yet.
+		db.Exec(t, "UPDATE xxl_job_group SET access_token = ? WHERE id = ?", v.token, group)
+	}
 	// The sample executor gets a manual address; deleting it is refused while it has a job.
 	sample := `#groups-table tr[data-id="1"]`
 	b.jsClick(sample + ` [data-action="edit"]`)
@@ -285,6 +362,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.wait("new job row", `[...document.querySelectorAll('#jobs-table tr[data-id]')].some(r => r.textContent.includes('Nightly report'))`, 10*time.Second)
 	require.True(t, eval[bool](b, noXSS), "job description rendered as markup")
 	require.True(t, eval[bool](b, `[...document.querySelectorAll('#jobs-table td')].some(td => td.textContent.includes('<img src=x'))`), "description shown as text")
+	require.True(t, eval[bool](b, `!!document.querySelector('#security-banner')`), "banner on the jobs page")
+	b.fitsViewport(1280)
+	b.shot("jobs-1280")
+	b.fitsViewport(1440)
 	b.shot("jobs")
 	b.clean("jobs")
 	var job int
@@ -317,6 +398,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	}, 15*time.Second, 100*time.Millisecond, "the manual run is dispatched")
 	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
 	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, logID), 10*time.Second)
+	require.Equal(t, "Nightly report "+hostile, eval[string](b, fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"] .job-name').textContent`, logID)),
+		"the job's description, as text")
+	require.Equal(t, fmt.Sprintf(" #%d", job), eval[string](b, fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"] .job-id').textContent`, logID)))
+	require.True(t, eval[bool](b, noXSS), "job description rendered as markup in the run history")
 	b.shot("run-history-running")
 	b.clean("run history")
 	b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", logID), "console")
@@ -353,7 +438,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.jsClick("#job-save")
 	b.wait("glue job row", `[...document.querySelectorAll('#jobs-table tr[data-id]')].some(r => r.textContent.includes('Clean temp files'))`, 10*time.Second)
 	var glueJob int
-	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Clean temp files' AND glue_type='GLUE_SHELL'").Scan(&glueJob))
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE "+descCol+"='Clean temp files' AND glue_type='GLUE_SHELL'").Scan(&glueJob))
 	b.open(fmt.Sprintf("/jobcode?jobId=%d", glueJob), "glue")
 	b.wait("editor", `document.getElementById('glue-source').value.includes('#!/bin/bash')`, 5*time.Second)
 	b.do("edit the script", chromedp.Click(chromedp.CSS("#glue-source")),
@@ -427,6 +512,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.selectValue("#lang-switch", "zh_CN")
 	b.wait("Chinese page", `document.documentElement.lang === 'zh-CN' && document.body.dataset.page === 'jobs' && document.querySelector('#jobs-table tr[data-id]')`, 15*time.Second)
 	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "任务")
+	b.fitsViewport(1280)
+	b.fitsViewport(1440)
 	b.shot("jobs-zh_CN")
 	b.clean("jobs in zh_CN")
 	b.open("/", "dashboard")
@@ -456,6 +543,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.typeInto("#login-password", "s3cret-new")
 	b.click("#login-submit")
 	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+	require.False(t, eval[bool](b, `!!document.querySelector('[data-warning="banner_admin_pwd"]')`), "password warning gone after the change")
+	require.Equal(t, weakToken, eval[bool](b, `!!document.querySelector('#security-banner [data-warning="banner_token"]')`), "token warning")
+	b.shot("dashboard-new-password")
 	b.clean("password change")
 
 	// Sign out from the user menu.

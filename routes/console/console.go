@@ -122,6 +122,8 @@ func (k *console) endpoints() []endpoint {
 		{"/joblog/logDetailCat", shared, false, logDetailCat},
 		{"/joblog/logKill", shared, true, logKill},
 		{"/joblog/clearLog", shared, true, logClear},
+		// Not upstream: the job descriptions of a log page, for this console's UI.
+		{"/joblog/jobNames", shared, false, logJobNames},
 
 		{"/jobcode/save", shared, true, glueSave},
 

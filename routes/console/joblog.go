@@ -1,6 +1,9 @@
 package console
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 )
 
@@ -90,4 +93,33 @@ func logClear(r *call) error {
 		return r.fail(err)
 	}
 	return r.ok(nil)
+}
+
+// logJobNames answers {"<jobId>": "<description>"} for the comma-separated job ids in
+// `ids` that the user may see (not an upstream endpoint: the UI's log list shows jobs
+// by name with one request per page, and joblog/pageList keeps upstream's bytes).
+func logJobNames(r *call) error {
+	var ids []int
+	for _, v := range strings.Split(r.f.str("ids"), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		id, err := strconv.Atoi(v)
+		if err != nil || id <= 0 {
+			return r.fail(&badNumber{field: "ids"})
+		}
+		if len(ids) == manage.MaxJobNames {
+			break
+		}
+		ids = append(ids, id)
+	}
+	names, err := r.k.Manage.JobNames(r.c.UserContext(), r.p, ids)
+	if err != nil {
+		return r.fail(err)
+	}
+	out := make(map[string]string, len(names))
+	for id, n := range names {
+		out[strconv.Itoa(id)] = n
+	}
+	return r.ok(out)
 }

@@ -197,3 +197,40 @@ func TestLogClear(t *testing.T) {
 		})
 	}
 }
+
+// joblog/jobNames (ours, not upstream): the descriptions of a log page's jobs in one
+// request, as stored (the page escapes them), only for jobs of groups the user may
+// see; a bad id is a clear error in the caller's envelope.
+func TestLogJobNames(t *testing.T) {
+	t.Parallel()
+	for _, layout := range layouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, layout)
+			other := b.group(t, "other-app", "http://10.0.0.2:9999/")
+			a := b.job(t, 1, `Nightly <b>report</b> & "more"`)
+			c2 := b.job(t, other, "other team's job")
+			admin := b.admin(t)
+			names := func(c *client, ids string) map[string]string {
+				e := c.ok("/joblog/jobNames", form("ids", ids))
+				var m map[string]string
+				require.NoError(t, json.Unmarshal(e.payload(), &m), "%s", e.payload())
+				return m
+			}
+			require.Equal(t, map[string]string{itoa(a): `Nightly <b>report</b> & "more"`, itoa(c2): "other team's job"},
+				names(admin, itoa(a)+","+itoa(c2)+",424242"))
+			require.Empty(t, names(admin, ""))
+
+			b.user(t, "member", "member-pass", 0, "1")
+			var member *client
+			if layout == schema.Layout24 {
+				member = b.login2(t, "member", "member-pass")
+			} else {
+				member = b.login3(t, "member", "member-pass")
+			}
+			require.Equal(t, map[string]string{itoa(a): `Nightly <b>report</b> & "more"`}, names(member, itoa(a)+","+itoa(c2)),
+				"no names from groups outside the permission")
+			require.Contains(t, admin.refused("/joblog/jobNames", form("ids", "1,x")), "ids")
+		})
+	}
+}

@@ -209,3 +209,25 @@ func (s *Service) ClearLogs(ctx context.Context, p Principal, jobGroup, jobID, t
 	s.log.Info("logs cleared", "group", f.JobGroup, "job_id", f.JobID, "rule", typ, "rows", n, "user", p.User.Username)
 	return n, nil
 }
+
+// MaxJobNames bounds one JobNames request (a page of the log list holds at most 100).
+const MaxJobNames = 200
+
+// JobNames returns the descriptions of the given jobs that the user may see, for the
+// log list's job column: one statement for a whole page, whatever its size.
+func (s *Service) JobNames(ctx context.Context, p Principal, ids []int) (map[int]string, error) {
+	if len(ids) > MaxJobNames {
+		ids = ids[:MaxJobNames]
+	}
+	names, err := s.store.JobNames(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(names))
+	for id, n := range names {
+		if p.CanGroup(n.Group) {
+			out[id] = n.Desc
+		}
+	}
+	return out, nil
+}

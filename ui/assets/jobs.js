@@ -67,6 +67,12 @@
     return el('span', { class: 'muted' }, label('stype', j.scheduleType).split(/[（(]/)[0].trim());
   }
 
+  // nextCell shows a fire time as date over time, so the column stays narrow.
+  function nextCell(s) {
+    const i = s.indexOf(' ');
+    return i < 0 ? s : [el('div', { class: 'nowrap' }, s.slice(0, i)), el('div', { class: 'sub nowrap' }, s.slice(i + 1))];
+  }
+
   function row(j) {
     const running = j.triggerStatus === 1;
     const glue = j.glueType !== 'BEAN';
@@ -87,14 +93,14 @@
     return el('tr', { dataset: { id: j.id } },
       el('td', { class: 'col-id mono' }, String(j.id)),
       el('td', { class: 'cell-main' }, el('div', { class: 'strong' }, j.jobDesc), el('div', { class: 'sub' }, groupName(j.jobGroup))),
-      el('td', { class: 'cell-nowrap' }, scheduleCell(j)),
-      el('td', { class: 'cell-nowrap' }, el('div', {}, label('glue', j.glueType)), j.glueType === 'BEAN' ? el('div', { class: 'sub mono' }, j.executorHandler) : null),
+      el('td', { class: 'cell-sched' }, scheduleCell(j)),
+      el('td', { class: 'cell-mode' }, el('div', { class: 'nowrap' }, label('glue', j.glueType)), j.glueType === 'BEAN' ? el('div', { class: 'sub mono' }, j.executorHandler) : null),
       el('td', {}, j.author),
       el('td', {}, running ? badge(t('jobs_state_running'), 'success') : badge(t('jobs_state_stopped'), 'muted')),
-      el('td', { class: 'nowrap' }, running && j.triggerNextTime > 0 ? fmtMs(j.triggerNextTime) : el('span', { class: 'muted' }, '—')),
+      el('td', { class: 'cell-next' }, running && j.triggerNextTime > 0 ? nextCell(fmtMs(j.triggerNextTime)) : el('span', { class: 'muted' }, '—')),
       el('td', { class: 'col-actions' },
         el('button', { type: 'button', class: 'btn btn-sm btn-ghost', dataset: { action: 'run-quick' }, title: t('jobs_run_once'), onclick: () => openRun(j) },
-          el('svg:svg', { viewBox: '0 0 20 20', 'aria-hidden': 'true' }, el('svg:path', { d: 'M6 4.5v11l9-5.5z' })), t('jobs_run_once')),
+          el('svg:svg', { viewBox: '0 0 20 20', 'aria-hidden': 'true' }, el('svg:path', { d: 'M6 4.5v11l9-5.5z' })), el('span', { class: 'btn-label' }, t('jobs_run_once'))),
         menu));
   }
 

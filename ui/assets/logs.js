@@ -90,6 +90,8 @@
       if (my !== seq) return;
       const rows = page.data || [];
       const total = page.total || 0;
+      await nameJobs(rows);
+      if (my !== seq) return;
       totalBadge.textContent = total.toLocaleString();
       tableRows(tbody, rows, COLS, row);
       pg.render(total, state.offset, state.size);
@@ -101,6 +103,20 @@
       if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
     } finally {
       if (my === seq) tbody.classList.remove('loading');
+    }
+  }
+
+  // Job descriptions of a page's rows, in one request for the whole page (the list's
+  // rows carry only the job id). Names seen once are kept for the page's life.
+  const jobNames = new Map();
+  async function nameJobs(rows) {
+    const ids = [...new Set(rows.map((r) => r.jobId))].filter((id) => id > 0 && !jobNames.has(id));
+    if (!ids.length) return;
+    try {
+      const names = await api('/joblog/jobNames', { ids: ids.join(',') });
+      for (const id of ids) jobNames.set(id, names && Object.prototype.hasOwnProperty.call(names, id) ? String(names[id]) : null);
+    } catch (e) {
+      // The ids alone still identify the jobs.
     }
   }
 
@@ -131,7 +147,8 @@
     return el('tr', { dataset: { id: l.id } },
       el('td', { class: 'col-id mono' }, String(l.id)),
       el('td', { class: 'cell-main' },
-        el('a', { href: boot.base + '/joblog?jobId=' + l.jobId, class: 'strong' }, '#' + l.jobId),
+        el('a', { href: boot.base + '/joblog?jobId=' + l.jobId, class: 'strong job-name', title: '#' + l.jobId }, jobNames.get(l.jobId) || '#' + l.jobId),
+        jobNames.get(l.jobId) ? el('span', { class: 'muted sub-inline job-id' }, ' #' + l.jobId) : null,
         l.executorHandler ? el('span', { class: 'mono sub-inline' }, ' ' + l.executorHandler) : null,
         el('div', { class: 'sub' }, g ? g.title : '', l.executorParam ? ' · ' + t('logs_param') + ': ' + l.executorParam : '',
           l.executorShardingParam ? ' · ' + t('logs_shard') + ' ' + l.executorShardingParam : '')),
