@@ -79,6 +79,7 @@ type admin struct {
 // startAdmin builds and starts the admin. listen overrides server.address:server.port
 // when not empty (the in-process benchmark listens on a free loopback port).
 func startAdmin(ctx context.Context, args []string, log *slog.Logger, listen string) (*admin, error) {
+	scheduler.TuneGC(os.Environ()) // as cmd/xxl-admin-go's main
 	cfg, err := config.Load(args, nil)
 	if err != nil {
 		return nil, err

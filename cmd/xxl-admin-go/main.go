@@ -17,11 +17,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	scheduler.TuneGC(os.Environ())
 	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "xxl-admin-go:", err)
 		os.Exit(1)
