@@ -15,10 +15,23 @@ type groupCommit[T any] struct {
 	// posted, when set, is told of every posted item (+1) and of its write (-1, with the
 	// write's error), so the scheduler can count unwritten work and report failures.
 	posted func(delta int, err error)
+	// parallel is how many batches may be written at once (0 or 1: one at a time);
+	// only for writes whose batches touch disjoint rows.
+	parallel int
 
-	mu       sync.Mutex
-	queue    []pendingWrite[T]
-	flushing bool
+	mu     sync.Mutex
+	queue  []pendingWrite[T]
+	active int // flushes running
+}
+
+// startFlush reports whether the caller should run a flush now (and counts it); g.mu
+// must be held.
+func (g *groupCommit[T]) startFlush() bool {
+	if g.active >= max(g.parallel, 1) {
+		return false
+	}
+	g.active++
+	return true
 }
 
 type pendingWrite[T any] struct {
@@ -30,11 +43,10 @@ func (g *groupCommit[T]) do(ctx context.Context, items ...T) error {
 	done := make(chan error, 1)
 	g.mu.Lock()
 	g.queue = append(g.queue, pendingWrite[T]{items, done})
-	if g.flushing {
+	if !g.startFlush() {
 		g.mu.Unlock()
 		return <-done
 	}
-	g.flushing = true
 	g.mu.Unlock()
 	g.flush(ctx)
 	return <-done
@@ -48,11 +60,10 @@ func (g *groupCommit[T]) post(ctx context.Context, items ...T) {
 	}
 	g.mu.Lock()
 	g.queue = append(g.queue, pendingWrite[T]{items: items})
-	if g.flushing {
+	if !g.startFlush() {
 		g.mu.Unlock()
 		return
 	}
-	g.flushing = true
 	g.mu.Unlock()
 	go g.flush(ctx)
 }
@@ -62,7 +73,7 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 	for {
 		g.mu.Lock()
 		if len(g.queue) == 0 {
-			g.flushing = false
+			g.active--
 			g.mu.Unlock()
 			return
 		}

@@ -127,7 +127,8 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
 	// fire while the outcome is written with the next batch, so one second's fires are
 	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
-	s.logs = groupCommit[schema.Log]{max: 500, write: store.UpdateLogTriggers, posted: s.logPosted}
+	// Each outcome updates its own log row, so two batches may be written at once.
+	s.logs = groupCommit[schema.Log]{max: 500, parallel: 2, write: store.UpdateLogTriggers, posted: s.logPosted}
 	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
