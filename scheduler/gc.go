@@ -12,7 +12,7 @@ import (
 // well inside its memory budget, removes most of that cost (see docs/PERFORMANCE.md).
 const (
 	DefaultGCPercent   = 400
-	DefaultMemoryLimit = 128 << 20
+	DefaultMemoryLimit = 100 << 20
 )
 
 // TuneGC applies the defaults unless the operator set GOGC or GOMEMLIMIT in environ

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -95,6 +96,9 @@ type Store struct {
 
 	consecutiveOnce sync.Once
 	consecutive     bool
+
+	logIndexOnce        sync.Once
+	skipHandleCodeIndex atomic.Bool // see detectLogIndexes
 }
 
 // NewStore returns a Store for a database whose layout is already known.
