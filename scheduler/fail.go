@@ -30,6 +30,8 @@ const failFullPassEvery = 10 * time.Minute
 // unfinished when this one began (an index lookup). A result overwritten after the fact (a kill
 // of a finished run) below that mark is found by the full pass every 10 minutes.
 func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
+	s.failMu.Lock() // one pass at a time: passes share the watermark
+	defer s.failMu.Unlock()
 	const limit = 1000
 	now := s.clock.Now()
 	from := s.failFrom

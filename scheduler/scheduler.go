@@ -67,7 +67,8 @@ type Scheduler struct {
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
 	// failFrom is where the fail monitor's next pass starts; failFull is when it last
-	// read the whole table (only the fail monitor's goroutine uses them).
+	// read the whole table (guarded by failMu).
+	failMu   sync.Mutex
 	failFrom int64
 	failFull time.Time
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
