@@ -145,6 +145,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			return err
 		}
 		p.fires = append(p.fires, recovered...)
+		if s.cfg.Pause != nil && len(p.fires) > 0 {
+			s.cfg.Pause("scan")
+		}
 		return nil
 	})
 	if err != nil {
@@ -232,6 +235,9 @@ func (s *Scheduler) ringLoop() {
 		boundaryMs := nowMs - nowMs%1000 + 1000
 		sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-nowMs) * time.Millisecond)
 		reqs := s.prepare(s.runCtx, s.ring.take(slotOf(boundaryMs)))
+		if s.cfg.Pause != nil && len(reqs) > 0 {
+			s.cfg.Pause("ring")
+		}
 		if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
 			sleep(time.Duration(d) * time.Millisecond)
 		}

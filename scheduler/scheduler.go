@@ -45,6 +45,11 @@ type Config struct {
 	Mailer Mailer
 	// Logger receives structured logs; slog.Default() when nil.
 	Logger *slog.Logger
+	// Pause, when set, is called at fault-injection points: "scan" inside a scan's
+	// transaction after its claims and next fire times are written, before the commit;
+	// "ring" after a second's claims were moved to "dispatch", before they are sent. It
+	// lets process tests kill an admin exactly there. Nil in production.
+	Pause func(point string)
 }
 
 // Scheduler owns the background loops. Create it with New, then Start and Stop.

@@ -25,6 +25,14 @@ type clusterRun struct {
 
 func startCluster(t *testing.T, admins, jobs int) *clusterRun {
 	t.Helper()
+	return startClusterWith(t, admins, jobs, func(_ int, bin string, db *schematest.DB) *adminProc {
+		return startAdminProc(t, bin, db)
+	})
+}
+
+// startClusterWith is startCluster with a say in how admin i is started.
+func startClusterWith(t *testing.T, admins, jobs int, start func(i int, bin string, db *schematest.DB) *adminProc) *clusterRun {
+	t.Helper()
 	bin := buildAdmin(t)
 	db, store := schematest.New(t, schema.Layout34)
 	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token"})
@@ -32,7 +40,7 @@ func startCluster(t *testing.T, admins, jobs int) *clusterRun {
 	require.NoError(t, err)
 	c := &clusterRun{db: db, ex: ex, group: g}
 	for i := 0; i < admins; i++ {
-		c.admins = append(c.admins, startAdminProc(t, bin, db))
+		c.admins = append(c.admins, start(i, bin, db))
 	}
 	c.first = (time.Now().UnixMilli()/1000 + 6) * 1000
 	for i := 0; i < jobs; i++ {

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,12 +41,21 @@ func startAdminProc(t *testing.T, bin string, db *schematest.DB) *adminProc {
 // arguments.
 func startAdminProcOut(t *testing.T, bin string, db *schematest.DB, out io.Writer, extra ...string) *adminProc {
 	t.Helper()
+	return startAdminProcEnv(t, bin, db, out, nil, extra...)
+}
+
+// startAdminProcEnv is startAdminProcOut with extra environment variables.
+func startAdminProcEnv(t *testing.T, bin string, db *schematest.DB, out io.Writer, env []string, extra ...string) *adminProc {
+	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(bin, append([]string{
 		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
 		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
 		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = out, out
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	p := &adminProc{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)}
@@ -74,4 +86,63 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 	c.stopAll(t)
 	total := c.verify(t, 5)
 	t.Logf("%d fires sent, %d skipped or uncertain", total, c.db.Count(t, "xxl_job_log", "trigger_code = 500"))
+}
+
+// Issue 6 §2, exactly at the two dangerous points: the admin holding the schedule lock is
+// killed (a) inside a scan, after it wrote its claims and advanced the jobs' next fire
+// times but before the commit, and (b) inside a ring tick, after it moved a second's
+// claims to "dispatch" but before it sent them. (a) rolls back: the survivor reads the
+// same fires again and sends them. (b) leaves rows in "dispatch" that the survivor closes
+// with code 500 (the dead admin may have sent them) — never sent twice, never silent.
+// The admin reaches the point through the XXL_TEST_CRASH_POINT hook (serve.go), which
+// announces it and hangs there until the kill.
+func TestKillNineAtScanAndRingTick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~1 min; skipped with -short")
+	}
+	t.Parallel()
+	for _, point := range []string{"scan", "ring"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			reached := make(chan struct{})
+			var once sync.Once
+			out := watchWriter{t: t, marker: "XXL_TEST_CRASH_POINT reached: " + point, hit: func() { once.Do(func() { close(reached) }) }}
+			c := startClusterWith(t, 2, 30, func(i int, bin string, db *schematest.DB) *adminProc {
+				if i == 0 {
+					return startAdminProcEnv(t, bin, db, out, []string{"XXL_TEST_CRASH_POINT=" + point})
+				}
+				return startAdminProc(t, bin, db)
+			})
+			select {
+			case <-reached:
+			case <-time.After(90 * time.Second):
+				t.Fatalf("admin 0 never reached the %s point", point)
+			}
+			require.NoError(t, c.admins[0].cmd.Process.Signal(syscall.SIGKILL))
+			_ = c.admins[0].cmd.Wait()
+			time.Sleep(10 * time.Second)
+			c.stopAll(t)
+			total := c.verify(t, 5)
+			closed := c.db.Count(t, "xxl_job_log", "trigger_code = 500")
+			t.Logf("killed at %s: %d fires sent, %d closed as possibly sent", point, total, closed)
+			if point == "ring" {
+				require.Positive(t, closed, "the dispatched but unsent second is closed, not resent")
+			}
+		})
+	}
+}
+
+// watchWriter logs an admin's output and calls hit when a line contains marker.
+type watchWriter struct {
+	t      *testing.T
+	marker string
+	hit    func()
+}
+
+func (w watchWriter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.marker) {
+		w.hit()
+	}
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

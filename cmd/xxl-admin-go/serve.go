@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -167,6 +169,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
 		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: db.Loc,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
+		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr),
 	}, store, httpExec, clock.Real{})
 
 	app := routes.NewApp(log)
@@ -224,4 +227,25 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	_ = app.ShutdownWithTimeout(time.Second)
 	log.Info("stopped")
 	return nil
+}
+
+// crashPoint is the fault-injection hook of the process tests (crash_test.go):
+// XXL_TEST_CRASH_POINT=scan|ring makes the admin, once it has run 8 s, announce the
+// first time it reaches that point on w and hang there for a minute, so the test can
+// kill it exactly there. Unset (always, outside those tests) it is nil.
+func crashPoint(point string, w io.Writer) func(string) {
+	if point == "" {
+		return nil
+	}
+	start := time.Now()
+	var once sync.Once
+	return func(at string) {
+		if at != point || time.Since(start) < 8*time.Second {
+			return
+		}
+		once.Do(func() {
+			fmt.Fprintln(w, "XXL_TEST_CRASH_POINT reached: "+at)
+			time.Sleep(time.Minute)
+		})
+	}
 }
