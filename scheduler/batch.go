@@ -24,9 +24,12 @@ type groupCommit[T any] struct {
 	active int // flushes running
 }
 
-// startFlush reports whether the caller should run a flush now (and counts it); g.mu
-// must be held.
-func (g *groupCommit[T]) startFlush() bool {
+// enqueue queues p and reports whether the caller should run a flush now (and counts
+// it as running).
+func (g *groupCommit[T]) enqueue(p pendingWrite[T]) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.queue = append(g.queue, p)
 	if g.active >= max(g.parallel, 1) {
 		return false
 	}
@@ -41,14 +44,9 @@ type pendingWrite[T any] struct {
 
 func (g *groupCommit[T]) do(ctx context.Context, items ...T) error {
 	done := make(chan error, 1)
-	g.mu.Lock()
-	g.queue = append(g.queue, pendingWrite[T]{items, done})
-	if !g.startFlush() {
-		g.mu.Unlock()
-		return <-done
+	if g.enqueue(pendingWrite[T]{items, done}) {
+		g.flush(ctx)
 	}
-	g.mu.Unlock()
-	g.flush(ctx)
 	return <-done
 }
 
@@ -58,14 +56,9 @@ func (g *groupCommit[T]) post(ctx context.Context, items ...T) {
 	if g.posted != nil {
 		g.posted(len(items), nil)
 	}
-	g.mu.Lock()
-	g.queue = append(g.queue, pendingWrite[T]{items: items})
-	if !g.startFlush() {
-		g.mu.Unlock()
-		return
+	if g.enqueue(pendingWrite[T]{items: items}) {
+		go g.flush(ctx)
 	}
-	g.mu.Unlock()
-	go g.flush(ctx)
 }
 
 // flush writes batches until the queue is empty, then hands the role back.

@@ -24,8 +24,10 @@ import (
 const (
 	// DefaultTimeout is upstream's xxl.job.timeout default.
 	DefaultTimeout = 3 * time.Second
-	// DefaultMaxIdleConnsPerHost keeps enough warm connections for a busy executor.
-	DefaultMaxIdleConnsPerHost = 64
+	// MaxConnsPerHost bounds the connections to one executor. Concurrency is bounded by
+	// the trigger pools; this only stops a runaway. A call that finds every connection
+	// busy waits for one up to the timeout.
+	MaxConnsPerHost = 4096
 	// DefaultIdleConnTimeout stays under the shortest idle close among executors:
 	// Express (the Node SDK) closes idle connections after 5 s, the Java executor after
 	// 90 s. A POST sent on a connection the executor is closing fails and is not
@@ -74,8 +76,6 @@ type Options struct {
 	// xxl.job.timeout (connect and read timeouts). Values ≤ 0 take DefaultTimeout rather
 	// than failing every call as 3.3+ does.
 	Timeout time.Duration
-	// MaxIdleConnsPerHost is how many kept-alive connections per executor stay pooled.
-	MaxIdleConnsPerHost int
 	// IdleConnTimeout closes pooled connections idle this long.
 	IdleConnTimeout time.Duration
 	// TLSConfig is used for https executors; nil verifies certificates as usual. The Java
@@ -100,9 +100,6 @@ func New(opts Options) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	if opts.MaxIdleConnsPerHost <= 0 {
-		opts.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
-	}
 	if opts.IdleConnTimeout <= 0 {
 		opts.IdleConnTimeout = DefaultIdleConnTimeout
 	}
@@ -118,11 +115,9 @@ func New(opts Options) *Client {
 		// reads headers case-insensitively anyway.
 		DisableHeaderNamesNormalizing: true,
 		DisablePathNormalizing:        true,
-		// Concurrency is bounded by the trigger pools; this only stops a runaway. A call
-		// that finds every connection busy waits for one up to the timeout.
-		MaxConnsPerHost:     4096,
-		MaxConnWaitTimeout:  timeout,
-		MaxIdleConnDuration: opts.IdleConnTimeout,
+		MaxConnsPerHost:               MaxConnsPerHost,
+		MaxConnWaitTimeout:            timeout,
+		MaxIdleConnDuration:           opts.IdleConnTimeout,
 		// Upstream's read timeout: an executor silent for this long fails the call.
 		ReadTimeout:         timeout,
 		WriteTimeout:        timeout,

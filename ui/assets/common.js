@@ -148,6 +148,30 @@ const App = (() => {
     }
   }
 
+  // saveForm posts a dialog's form: on success it closes the dialog, says so and calls
+  // done; otherwise it shows the error inside the form.
+  async function saveForm(button, form, dlg, path, params, done) {
+    await busy(button, async () => {
+      try {
+        await api(path, params);
+        dlg.close();
+        toast(t('common_saved'));
+        done();
+      } catch (err) {
+        formError(form, err.message);
+      }
+    });
+  }
+
+  // listFilters makes the filter form's submit and reset, and every given select's
+  // change, go back to the first page and reload.
+  function listFilters(filters, state, load, selects) {
+    const again = () => { state.offset = 0; load(); };
+    filters.addEventListener('submit', (e) => { e.preventDefault(); again(); });
+    filters.addEventListener('reset', () => setTimeout(again, 0));
+    for (const sel of selects || []) sel.addEventListener('change', again);
+  }
+
   function infoDialog(title, body) {
     const dlg = document.getElementById('dlg-info');
     $('[data-slot="title"]', dlg).textContent = title;
@@ -403,7 +427,7 @@ const App = (() => {
   else initChrome();
 
   return {
-    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog,
+    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, saveForm, listFilters,
     busy, fmtMs, fmtDate, range, serverTime, pager, tableRows, tableMessage, rowMenu, badge, msgText, msgBlock,
     readQuery, writeQuery, partsOf, pad, toLogin,
   };

@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, $, api, toast, openDialog, formError, confirmDelete, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
+  const { saveForm, listFilters, t, el, $, api, toast, openDialog, formError, confirmDelete, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   const tbody = $('#groups-table tbody');
   const totalBadge = document.getElementById('total-badge');
@@ -95,20 +95,10 @@
     if (type === '1' && !list) { formError(form, t('groups_f_addresses') + ': ' + t('common_required')); form.addressList.focus(); return; }
     const params = { appname: app, title, addressType: type, addressList: type === '1' ? list : '' };
     if (editing) params.id = editing.id;
-    await busy(form.querySelector('button[type="submit"]'), async () => {
-      try {
-        await api(editing ? '/jobgroup/update' : '/jobgroup/insert', params);
-        dlg.close();
-        toast(t('common_saved'));
-        load();
-      } catch (err) {
-        formError(form, err.message);
-      }
-    });
+    await saveForm(form.querySelector('button[type="submit"]'), form, dlg, editing ? '/jobgroup/update' : '/jobgroup/insert', params, load);
   });
 
-  filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
-  filters.addEventListener('reset', () => setTimeout(() => { state.offset = 0; load(); }, 0));
+  listFilters(filters, state, load);
   document.getElementById('btn-new').addEventListener('click', () => openGroup(null));
   load();
 })();

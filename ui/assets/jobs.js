@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, busy, fmtMs, pager,
+  const { saveForm, listFilters, t, el, clear, $, api, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, busy, fmtMs, pager,
     tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   if (!filters) return; // no executor group yet
@@ -292,16 +292,9 @@
       }
       if (document.getElementById('job-start-now').checked) params.triggerStatus = 1;
     }
-    await busy(document.getElementById('job-save'), async () => {
-      try {
-        await api(path, params);
-        dlgJob.close();
-        toast(t('common_saved'));
-        if (mode !== 'edit') state.offset = 0;
-        load();
-      } catch (err) {
-        formError(form, err.message);
-      }
+    await saveForm(document.getElementById('job-save'), form, dlgJob, path, params, () => {
+      if (mode !== 'edit') state.offset = 0;
+      load();
     });
   });
 
@@ -354,10 +347,7 @@
   });
 
   // Filters.
-  filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
-  filters.addEventListener('reset', () => setTimeout(() => { state.offset = 0; load(); }, 0));
-  filters.jobGroup.addEventListener('change', () => { state.offset = 0; load(); });
-  filters.triggerStatus.addEventListener('change', () => { state.offset = 0; load(); });
+  listFilters(filters, state, load, [filters.jobGroup, filters.triggerStatus]);
   document.getElementById('btn-new').addEventListener('click', () => openJob('add', null));
 
   load();

@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { t, el, $, $$, api, toast, openDialog, formError, confirmDelete, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
+  const { saveForm, listFilters, t, el, $, $$, api, toast, openDialog, formError, confirmDelete, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
   const filters = document.getElementById('filters');
   const tbody = $('#users-table tbody');
   const totalBadge = document.getElementById('total-badge');
@@ -92,21 +92,10 @@
     const params = { username: name, password: pwd, role };
     params.permission = role === '1' ? [] : $$('input[name="permission"]:checked', form).map((c) => c.value);
     if (editing) params.id = editing.id;
-    await busy(form.querySelector('button[type="submit"]'), async () => {
-      try {
-        await api(editing ? '/user/update' : '/user/insert', params);
-        dlg.close();
-        toast(t('common_saved'));
-        load();
-      } catch (err) {
-        formError(form, err.message);
-      }
-    });
+    await saveForm(form.querySelector('button[type="submit"]'), form, dlg, editing ? '/user/update' : '/user/insert', params, load);
   });
 
-  filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
-  filters.addEventListener('reset', () => setTimeout(() => { state.offset = 0; load(); }, 0));
-  filters.role.addEventListener('change', () => { state.offset = 0; load(); });
+  listFilters(filters, state, load, [filters.role]);
   document.getElementById('btn-new').addEventListener('click', () => openUser(null));
   load();
 })();
