@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -32,11 +34,63 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 // transaction: the logs still open are locked and read, their results written with one
 // statement, and the child jobs of the successes triggered after the commit.
 func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) error {
-	// Executors send everything they have queued in one request; a backlog can hold
-	// tens of thousands of results, more than one statement may carry.
-	return schema.Chunks(len(items), schema.MaxBatchRows, func(lo, hi int) error {
-		return s.completeChunk(ctx, items[lo:hi])
-	})
+	// Executors send everything they have queued in one request: a backlog can hold
+	// tens of thousands of results, more than one statement may carry, and a Java
+	// executor gives up on a request after 3 s and sends it all again 30 s later. The
+	// chunks are stored concurrently; the first result of a log wins, as upstream's
+	// one-by-one processing, so duplicates are dropped before the chunks part.
+	all := len(items)
+	items = firstResultPerLog(items)
+	for range all - len(items) {
+		s.metrics.callback() // received; dropped as a repeat
+	}
+	n := (len(items) + schema.MaxBatchRows - 1) / schema.MaxBatchRows
+	if n <= 1 {
+		return s.completeChunk(ctx, items)
+	}
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, callbackParallel)
+	)
+	for lo := 0; lo < len(items); lo += schema.MaxBatchRows {
+		chunk := items[lo:min(lo+schema.MaxBatchRows, len(items))]
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := s.completeChunk(ctx, chunk); err != nil {
+				errMu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				errMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// callbackParallel is how many chunks of one callback batch are stored at once: enough
+// to overlap the round trips, few enough to leave connections for the scan and the
+// trigger outcomes.
+const callbackParallel = 3
+
+// firstResultPerLog keeps the first result for each log id, in order.
+func firstResultPerLog(items []CallbackResult) []CallbackResult {
+	seen := make(map[int64]struct{}, len(items))
+	out := items[:0:0]
+	for _, it := range items {
+		if _, dup := seen[it.LogID]; dup {
+			continue
+		}
+		seen[it.LogID] = struct{}{}
+		out = append(out, it)
+	}
+	if len(out) == len(items) {
+		return items
+	}
+	return out
 }
 
 func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) error {
@@ -48,8 +102,11 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 	if err != nil {
 		return err
 	}
-	var done []schema.Log
-	var jobIDs []int
+	// Results of jobs with children are written one by one with the handle_code = 0
+	// guard, so only the writer that completed a log fires its children. The rest go
+	// out in one guarded statement: a lost race there changes nothing.
+	now := s.clock.Now()
+	ups := make([]schema.HandleUpdate, 0, len(items))
 	for _, it := range items {
 		l, ok := open[it.LogID]
 		if !ok {
@@ -64,33 +121,17 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 		if !l.HandleMsgNull {
 			msg = l.HandleMsg + "<br>" + msg
 		}
-		l.HandleCode, l.HandleMsg = it.HandleCode, truncateJava(msg, HandleMsgMax)
-		done = append(done, l)
-		if l.HandleCode == 200 {
-			jobIDs = append(jobIDs, l.JobID)
-		}
-	}
-	children, err := s.store.ChildJobIDs(ctx, jobIDs)
-	if err != nil {
-		return err
-	}
-	// Results of jobs with children are written one by one with the handle_code = 0
-	// guard, so only the writer that completed a log fires its children. The rest go
-	// out in one guarded statement: a lost race there changes nothing.
-	now := s.clock.Now()
-	ups := make([]schema.HandleUpdate, 0, len(done))
-	for _, l := range done {
-		child, hasChild := children[l.JobID]
-		if l.HandleCode != 200 || !hasChild {
-			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: l.HandleCode, Msg: l.HandleMsg})
+		code, msg := it.HandleCode, truncateJava(msg, HandleMsgMax)
+		if code != 200 || l.ChildJobID == "" {
+			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: code, Msg: msg})
 			continue
 		}
-		won, err := s.store.CompleteLog(ctx, l.ID, now, l.HandleCode, l.HandleMsg)
+		won, err := s.store.CompleteLog(ctx, l.ID, now, code, msg)
 		if err != nil {
 			return err
 		}
 		if won {
-			if err := s.triggerChildren(ctx, schema.Job{ID: l.JobID, ChildJobID: child}, l.ID, l.HandleMsg); err != nil {
+			if err := s.triggerChildren(ctx, schema.Job{ID: l.JobID, ChildJobID: l.ChildJobID}, l.ID, msg); err != nil {
 				return err
 			}
 		}

@@ -156,3 +156,44 @@ func TestHugeCallbackBacklogIsStored(t *testing.T) {
 	require.NoError(t, b.sched.Callback(ctx, items))
 	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "handle_code = 500 AND handle_msg = 'late'"))
 }
+
+// A backlog of results stored in concurrent chunks behaves as upstream's one-by-one
+// processing (scheduler.md §9.2–9.3): the first result of a log wins even when its
+// repeat would land in another chunk, and a parent's children fire once per completed
+// log, whichever chunk carried it.
+func TestHugeCallbackFirstResultWinsAcrossChunks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	g := b.group(t, "backlog", "")
+	child := b.job(t, g, nil)
+	parent := b.job(t, g, func(j *schema.Job) { j.ChildJobID = itoa(child) })
+	plain := b.job(t, g, nil)
+	n := 3*schema.MaxBatchRows + 7
+	claims := make([]schema.Claim, n)
+	for i := range claims {
+		job := plain
+		if i%100 == 0 {
+			job = parent
+		}
+		claims[i] = schema.Claim{JobGroup: g, JobID: job, Planned: t0.Add(time.Duration(i) * time.Second), Marker: "backlog"}
+	}
+	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
+	var items []scheduler.CallbackResult
+	for _, c := range claims {
+		items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 200, HandleMsg: strp("first")})
+	}
+	for _, c := range claims { // the same results again, each in a later chunk
+		items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 500, HandleMsg: strp("second")})
+	}
+	require.NoError(t, b.sched.Callback(ctx, items))
+	b.idle(t)
+	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "job_id <> ? AND handle_code = 200 AND handle_msg LIKE 'first%'", child))
+	require.Zero(t, b.db.Count(t, "xxl_job_log", "handle_msg LIKE '%second%'"))
+	require.Len(t, b.logs(t, child), (n+99)/100, "one child fire per completed parent log")
+
+	// Delivered again (the executor timed out and retries): nothing changes.
+	require.NoError(t, b.sched.Callback(ctx, items))
+	b.idle(t)
+	require.Len(t, b.logs(t, child), (n+99)/100)
+}

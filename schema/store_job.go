@@ -307,26 +307,3 @@ func (s *Store) LoadJobs(ctx context.Context, ids []int) (map[int]Job, error) {
 	}
 	return out, nil
 }
-
-// ChildJobIDs returns the child_jobid of the given jobs that have one.
-func (s *Store) ChildJobIDs(ctx context.Context, ids []int) (map[int]string, error) {
-	out := map[int]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.query(ctx, s.sb.Select("id", "child_jobid").From("xxl_job_info").
-		Where(sq.Eq{"id": ids}).Where("child_jobid IS NOT NULL AND child_jobid <> ''"))
-	if err != nil {
-		return nil, fmt.Errorf("read child jobs: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int
-		var child string
-		if err := rows.Scan(&id, &child); err != nil {
-			return nil, fmt.Errorf("scan child jobs: %w", err)
-		}
-		out[id] = child
-	}
-	return out, rows.Err()
-}

@@ -117,7 +117,7 @@ func FuzzParseJDBCURL(f *testing.F) {
 		if c.Addr == "" || c.DBName == "" || c.Loc == nil {
 			t.Fatalf("incomplete config from %q: %+v", u, c)
 		}
-		if !c.ParseTime || !c.ClientFoundRows || c.InterpolateParams || c.MultiStatements {
+		if !c.ParseTime || !c.ClientFoundRows || c.InterpolateParams == unsafeCollation(c.Collation) || c.MultiStatements {
 			t.Fatalf("forced settings lost for %q", u)
 		}
 		if c.User == "" || strings.Contains(c.User, ":") {

@@ -380,10 +380,7 @@ func applyJDBCParams(c *mysql.Config, params map[string]jdbcParam, mariadb bool,
 		warnings = append(warnings, p.name+"=true is ignored: create the database with the schema init command")
 	}
 
-	c.ParseTime = true
-	c.ClientFoundRows = true
-	c.InterpolateParams = false
-	c.MultiStatements = false
+	forceSettings(c)
 
 	var unknown []string
 	for k, p := range params {
@@ -536,14 +533,38 @@ func parseGoDSN(raw string, in jdbcInput) (*mysql.Config, []string, error) {
 	if !has("writeTimeout") {
 		c.WriteTimeout = ioTimeout
 	}
-	if c.InterpolateParams || c.MultiStatements {
-		warnings = append(warnings, "interpolateParams and multiStatements are ignored")
+	if c.MultiStatements {
+		warnings = append(warnings, "multiStatements is ignored")
 	}
+	forceSettings(c)
+	return c, warnings, nil
+}
+
+// forceSettings sets what the admin depends on, whatever the URL said: DATETIME as
+// time.Time, matched-row counts from UPDATE (the Java admin's UPDATE-then-INSERT
+// relies on them), no multi-statement queries, and parameters interpolated by the
+// client. Interpolation is what Connector/J does by default (client-side prepared
+// statements, useServerPrepStmts=false): one round trip per statement instead of
+// prepare, execute and close, and the server parses a 500-row batch once instead of
+// twice. The driver escapes every value; it refuses to for the multi-byte character
+// sets whose bytes can hide a quote (GBK, Big5, SJIS, …), so those keep server-side
+// prepared statements.
+func forceSettings(c *mysql.Config) {
 	c.ParseTime = true
 	c.ClientFoundRows = true
-	c.InterpolateParams = false
 	c.MultiStatements = false
-	return c, warnings, nil
+	c.InterpolateParams = !unsafeCollation(c.Collation)
+}
+
+// unsafeCollation reports the collations go-sql-driver cannot interpolate into: those
+// of character sets where a multi-byte character may end in a backslash or quote byte.
+func unsafeCollation(coll string) bool {
+	for _, cs := range []string{"big5_", "gbk_", "gb2312_", "gb18030_", "sjis_", "cp932_"} {
+		if strings.HasPrefix(strings.ToLower(coll), cs) {
+			return true
+		}
+	}
+	return false
 }
 
 func localZoneName() string {

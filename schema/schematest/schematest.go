@@ -58,6 +58,7 @@ func ServerConfig(t testing.TB) *mysql.Config {
 	cfg.ParseTime = true
 	cfg.ClientFoundRows = true
 	cfg.Collation = "utf8mb4_unicode_ci"
+	cfg.InterpolateParams = true // as compat/config sets it for the admin
 	return cfg
 }
 
