@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,11 +20,13 @@ import (
 // The Java admin keeps the fires it read ahead only in memory: when it dies they are
 // lost, because their next fire time was already advanced in the database. Here every
 // fire read ahead is first written as a claim row (see schema.Claim) in the scan's own
-// transaction. The owner flips its claims to "dispatch" right before sending them; a
-// scan that finds an instance's heartbeat older than HeartbeatTimeout takes over that
-// instance's claims under the schedule lock. Java admins on the same database keep
-// their own protocol: the lock and the advanced next fire times keep them from firing
-// what we claimed.
+// transaction. Before sending the fires of a second, the owner raises the sent-up-to
+// mark in its heartbeat row (schema.AdminKey) to that second; a scan that finds an
+// instance's heartbeat older than HeartbeatTimeout takes over that instance's claims
+// under the schedule lock: those planned up to the mark may have been sent and are
+// closed as uncertain, the later ones are sent by the survivor. Java admins on the
+// same database keep their own protocol: the lock and the advanced next fire times
+// keep them from firing what we claimed.
 const (
 	// HeartbeatSpec is how often an instance refreshes its liveness row.
 	HeartbeatSpec = "* * * * * *"
@@ -37,13 +41,11 @@ func newInstanceID() string {
 }
 
 // Instance is this admin's id in claim markers and its heartbeat row.
-func (s *Scheduler) Instance() string { return s.instance }
+func (s *Scheduler) Instance() string { return *s.instance.Load() }
 
 func (s *Scheduler) claimMarker() string {
-	return schema.ClaimPrefix + s.instance + ":" + strconv.FormatInt(s.claimSeq.Add(1), 10)
+	return schema.ClaimPrefix + s.Instance() + ":" + strconv.FormatInt(s.claimSeq.Add(1), 10)
 }
-
-func (s *Scheduler) dispatchMarker() string { return schema.DispatchPrefix + s.instance + ":" }
 
 // claim writes the claim rows of a scan's fires and records their ids on the items.
 func (s *Scheduler) claim(ctx context.Context, fires []ringItem, marker string) error {
@@ -73,11 +75,11 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 	}
 }
 
-// prepare readies claimed fires for sending: it moves their claims to "dispatch" (so
-// nobody else can take them any more), loads their jobs and groups, and returns the
-// trigger requests of the fires it won, for the caller to submit. Fires kept from an
-// earlier tick whose dispatch failed are included. When the database cannot be reached
-// the fires are kept and retried on the next tick.
+// prepare readies claimed fires for sending: it raises the sent-up-to mark to their
+// latest planned second (one single-row write, none when the mark is already there),
+// loads their jobs and groups, and returns their trigger requests for the caller to
+// submit. Fires kept from an earlier tick whose preparation failed are included. When
+// the database cannot be reached the fires are kept and retried on the next tick.
 func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequest {
 	s.pendingMu.Lock()
 	items = append(s.pending, items...)
@@ -86,17 +88,11 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 	if len(items) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(items))
-	markers := make([]string, len(items))
-	for i, it := range items {
-		ids[i], markers[i] = it.LogID, it.Marker
+	upTo := int64(0)
+	for _, it := range items {
+		upTo = max(upTo, it.FireMs/1000)
 	}
-	var won []int64
-	err := schema.Chunks(len(ids), schema.MaxBatchRows, func(lo, hi int) error {
-		w, err := s.store.MarkDispatching(ctx, ids[lo:hi], markers[lo:hi], s.dispatchMarker())
-		won = append(won, w...)
-		return err
-	})
+	items, err := s.allowSend(ctx, items, upTo)
 	if err != nil {
 		s.log.Error("could not dispatch read-ahead fires; will retry", "count", len(items), "err", err)
 		s.pendingMu.Lock()
@@ -104,20 +100,107 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 		s.pendingMu.Unlock()
 		return nil
 	}
-	ok := make(map[int64]bool, len(won))
-	for _, id := range won {
-		ok[id] = true
-	}
-	reqs := make([]TriggerRequest, 0, len(won))
+	reqs := make([]TriggerRequest, 0, len(items))
 	for _, it := range items {
-		if !ok[it.LogID] {
-			s.log.Warn("fire taken over by another admin, not sent", "job_id", it.JobID, "log_id", it.LogID)
-			continue
-		}
-		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID})
+		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID, ClaimMarker: it.Marker})
 	}
 	s.preload(ctx, reqs)
 	return reqs
+}
+
+// allowSend makes the heartbeat row's sent-up-to mark at least upTo (Unix seconds), so
+// that the items, planned at or before it, may be sent. If another admin took this one
+// over meanwhile (a pause longer than HeartbeatTimeout), this admin continues under a
+// new id and keeps only the items whose claims nobody took (see reincarnate).
+func (s *Scheduler) allowSend(ctx context.Context, items []ringItem, upTo int64) ([]ringItem, error) {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	if !s.registered {
+		if err := s.register(ctx); err != nil {
+			return items, err
+		}
+	}
+	if upTo > s.sentUpTo {
+		ok, err := s.store.RaiseSentUpTo(ctx, s.Instance(), s.sentUpTo, upTo, s.clock.Now())
+		if err != nil {
+			return items, err
+		}
+		if !ok {
+			if err := s.reincarnate(ctx); err != nil {
+				return items, err
+			}
+			if ok, err = s.store.RaiseSentUpTo(ctx, s.Instance(), 0, upTo, s.clock.Now()); err != nil || !ok {
+				return items, cmp.Or(err, errors.New("heartbeat row vanished right after it was written"))
+			}
+		}
+		s.sentUpTo = upTo
+	}
+	return s.ownClaims(ctx, items)
+}
+
+// ownClaims moves the claims that still carry a marker of an earlier id of this admin
+// to the current one; those another admin took over meanwhile are dropped (it sends or
+// closes them).
+func (s *Scheduler) ownClaims(ctx context.Context, items []ringItem) ([]ringItem, error) {
+	current := schema.ClaimPrefix + s.Instance() + ":"
+	var marker string
+	out := items[:0]
+	for i, it := range items {
+		if strings.HasPrefix(it.Marker, current) || it.LogID == 0 {
+			out = append(out, it)
+			continue
+		}
+		if marker == "" {
+			marker = s.claimMarker()
+		}
+		ok, err := s.store.TakeClaim(ctx, it.LogID, it.Marker, marker)
+		if err != nil {
+			return append(out, items[i:]...), err
+		}
+		if !ok {
+			s.log.Warn("fire taken over by another admin, not sent", "job_id", it.JobID, "log_id", it.LogID)
+			continue
+		}
+		it.Marker = marker
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// ensureRegistered writes this instance's heartbeat row if it has not yet: a scan
+// claims nothing before it, so that every claim can be found if this admin dies.
+func (s *Scheduler) ensureRegistered(ctx context.Context) error {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	if s.registered {
+		return nil
+	}
+	return s.register(ctx)
+}
+
+// register writes this instance's heartbeat row (beatMu held).
+func (s *Scheduler) register(ctx context.Context) error {
+	if err := s.store.RegisterAdmin(ctx, s.Instance(), s.clock.Now()); err != nil {
+		return err
+	}
+	s.registered, s.sentUpTo = true, 0
+	return nil
+}
+
+// reincarnate continues under a new id after another admin declared this one dead and
+// took its claims over (its heartbeat row is gone): a new heartbeat row, nothing sent
+// under the new id yet (beatMu held). Claims this admin still holds under the old id
+// are moved to the new one before they are sent (ownClaims).
+func (s *Scheduler) reincarnate(ctx context.Context) error {
+	old, id := s.Instance(), newInstanceID()
+	if err := s.store.RegisterAdmin(ctx, id, s.clock.Now()); err != nil {
+		return err
+	}
+	s.instance.Store(&id)
+	s.registered, s.sentUpTo = true, 0
+	s.log.Warn("another admin declared this one stopped (heartbeat too old) and took its read-ahead fires over; continuing under a new id",
+		"old_id", old, "new_id", id)
+	return nil
 }
 
 // preload reads the jobs and groups of a tick's fires in one statement each, fresh
@@ -162,15 +245,30 @@ func (s *Scheduler) pendingFires() int {
 	return len(s.pending)
 }
 
-// heartbeat refreshes this instance's liveness row.
+// heartbeat refreshes this instance's liveness row (and writes it the first time).
 func (s *Scheduler) heartbeat(ctx context.Context) error {
-	return s.store.RegistryBeat(ctx, schema.AdminRegistryGroup, schema.AdminRegistryKey, s.instance, s.clock.Now())
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	if !s.registered {
+		return s.register(ctx)
+	}
+	found, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, s.clock.Now())
+	if err != nil || found {
+		return err
+	}
+	return s.reincarnate(ctx)
 }
 
 // retire marks this instance dead at once (graceful stop), so that others take over
-// anything it still holds without waiting for the timeout.
+// anything it still holds without waiting for the timeout. The mark stays.
 func (s *Scheduler) retire(ctx context.Context) error {
-	return s.store.RegistryBeat(ctx, schema.AdminRegistryGroup, schema.AdminRegistryKey, s.instance, time.Unix(0, 0))
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	if !s.registered {
+		return nil
+	}
+	_, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, time.Unix(0, 0))
+	return err
 }
 
 // recoverDeadAdmins takes over the claims of admin instances whose heartbeat stopped.
@@ -186,7 +284,16 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 	now := s.clock.Now()
 	var out []ringItem
 	for _, h := range beats {
-		if h.Instance == s.instance || now.Sub(h.Beat) < HeartbeatTimeout {
+		if h.Instance == s.Instance() || now.Sub(h.Beat) < HeartbeatTimeout {
+			continue
+		}
+		// Read it again under a row lock: the instance may have beaten or raised its
+		// mark since; from here on it cannot until this scan commits.
+		h, found, err := s.store.LockAdminHeartbeat(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !found || now.Sub(h.Beat) < HeartbeatTimeout {
 			continue
 		}
 		from, to := h.Beat.Add(-10*time.Minute), h.Beat.Add(time.Minute)
@@ -197,7 +304,7 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 		if err != nil {
 			return nil, err
 		}
-		items, err := s.adopt(ctx, h.Instance, claims, marker, now)
+		items, err := s.adopt(ctx, h, claims, marker, now)
 		if err != nil {
 			return nil, err
 		}
@@ -213,12 +320,14 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 	return out, nil
 }
 
-func (s *Scheduler) adopt(ctx context.Context, dead string, claims []schema.Claim, marker string, now time.Time) ([]ringItem, error) {
+func (s *Scheduler) adopt(ctx context.Context, h schema.AdminHeartbeat, claims []schema.Claim, marker string, now time.Time) ([]ringItem, error) {
 	var out []ringItem
 	misfired := map[int]bool{}
 	nowMs := now.UnixMilli()
+	dead := h.Instance
 	for _, c := range claims {
-		if strings.HasPrefix(c.Marker, schema.DispatchPrefix) {
+		maybeSent := strings.HasPrefix(c.Marker, schema.DispatchPrefix) || (h.HasSentUpTo && c.Planned.Unix() <= h.SentUpTo)
+		if maybeSent {
 			msg := fmt.Sprintf("admin %s stopped while sending this fire; whether the executor received it is unknown, so it is not sent again", dead)
 			if _, err := s.store.FailClaim(ctx, c.LogID, c.Marker, msg, false); err != nil {
 				return nil, err

@@ -30,15 +30,12 @@ func TestDeadAdminsReadAheadIsRecoveredOnce(t *testing.T) {
 			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(time.Second).UnixMilli()
 		}))
 	}
-	require.NoError(t, a.store.RegistryBeat(ctx, schema.AdminRegistryGroup, schema.AdminRegistryKey, a.sched.Instance(), t0))
-	require.NoError(t, b.store.RegistryBeat(ctx, schema.AdminRegistryGroup, schema.AdminRegistryKey, b.sched.Instance(), t0))
-	_, err := a.sched.ScanOnce(ctx) // A claims the fires of t0+1s for every job ...
+	_, err := a.sched.ScanOnce(ctx) // A registers, claims the fires of t0+1s for every job ...
 	require.NoError(t, err)
 	require.Equal(t, n, a.sched.RingSize())
 	require.Equal(t, n, a.db.Count(t, "xxl_job_log", "trigger_code=0 AND trigger_msg LIKE ?", schema.ClaimPrefix+a.sched.Instance()+":%"))
 	// ... and stops. 4 s later B's scan sees A's heartbeat 4 s old.
 	b.clock.Set(t0.Add(4 * time.Second))
-	require.NoError(t, b.store.RegistryBeat(ctx, schema.AdminRegistryGroup, schema.AdminRegistryKey, b.sched.Instance(), b.clock.Now()))
 	_, err = b.sched.ScanOnce(ctx)
 	require.NoError(t, err)
 	b.idle(t)
@@ -97,4 +94,40 @@ func TestRecoveryFollowsMisfireStrategy(t *testing.T) {
 	require.Contains(t, get(sending).TriggerMsg, "not sent again")
 	require.Equal(t, schema.AlarmDefault, get(sending).AlarmStatus, "an uncertain fire alarms")
 	require.Len(t, ex.Triggers(), 1)
+}
+
+// The sent-up-to mark (schema.AdminKey): a dead admin's claims planned at or before
+// the second it last raised its mark to may have been sent and are closed as
+// uncertain (500, alarm); later ones were never sent and go out from the survivor.
+// Before the mark, every claim row was moved to "dispatch" before sending.
+func TestRecoveryUsesSentUpToMark(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "mark", ex.Address())
+	job := b.job(t, g, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, t0.Add(time.Hour).UnixMilli() })
+	dead := "deadbeef0002"
+	require.NoError(t, b.store.RegisterAdmin(ctx, dead, t0.Add(-time.Minute)))
+	ok, err := b.store.RaiseSentUpTo(ctx, dead, 0, t0.Add(time.Second).Unix(), t0.Add(-10*time.Second))
+	require.NoError(t, err)
+	require.True(t, ok)
+	claim := func(at time.Duration) int64 {
+		c := []schema.Claim{{JobGroup: g, JobID: job, Planned: t0.Add(at), Marker: schema.ClaimPrefix + dead + ":7"}}
+		require.NoError(t, b.store.InsertClaims(ctx, c))
+		return c[0].LogID
+	}
+	atMark, after := claim(time.Second), claim(2*time.Second)
+
+	_, err = b.sched.ScanOnce(ctx)
+	require.NoError(t, err)
+	b.sched.RingTick(t0.Add(2 * time.Second))
+	b.idle(t)
+	get := func(id int64) schema.Log { l, err := b.store.LoadLog(ctx, id); require.NoError(t, err); return l }
+	require.Equal(t, 500, get(atMark).TriggerCode)
+	require.Contains(t, get(atMark).TriggerMsg, "not sent again")
+	require.Equal(t, schema.AlarmDefault, get(atMark).AlarmStatus, "an uncertain fire alarms")
+	require.Equal(t, 200, get(after).TriggerCode, "planned after the mark: never sent, so the survivor sends it")
+	require.Len(t, ex.Triggers(), 1)
+	require.Zero(t, b.db.Count(t, "xxl_job_registry", "registry_value=?", dead), "the dead admin's row is gone")
 }

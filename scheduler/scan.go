@@ -109,6 +109,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	var p plan
 	var found bool
 	scanStart := time.Now()
+	if err := s.ensureRegistered(ctx); err != nil {
+		return false, err
+	}
 	err := s.store.InTx(ctx, func(ctx context.Context) error {
 		p, found = plan{}, false
 		lockStart := time.Now()

@@ -67,8 +67,15 @@ type Scheduler struct {
 
 	ring ring
 	pendingState
-	instance string
-	claimSeq atomic.Int64
+	// instance is this admin's id in claim markers and its heartbeat row; it changes
+	// only when another admin took this one over (see reincarnate).
+	instance atomic.Pointer[string]
+	// beatMu guards the heartbeat row: registered, and sentUpTo, the sent-up-to mark
+	// written in it (schema.AdminKey).
+	beatMu     sync.Mutex
+	registered bool
+	sentUpTo   int64
+	claimSeq   atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
 	// failFrom is where the fail monitor's next pass starts; failFull is when it last
@@ -126,9 +133,11 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	s := &Scheduler{
 		cfg: cfg, store: store, exec: exec, clock: clk, log: cfg.Logger,
 		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
-		adminIP: cfg.AdminIP, p3: cfg.P3, instance: newInstanceID(),
+		adminIP: cfg.AdminIP, p3: cfg.P3,
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
 	}
+	id := newInstanceID()
+	s.instance.Store(&id)
 	s.metrics.prom = newPromMetrics(s)
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
 	// fire while the outcome is written with the next batch, so one second's fires are
@@ -149,6 +158,9 @@ func (s *Scheduler) Start() {
 			s.log.Warn("could not check the schedule_lock row; the scan will retry", "err", err)
 		} else if created {
 			s.log.Warn("xxl_job_lock had no schedule_lock row; re-created it")
+		}
+		if err := s.heartbeat(s.runCtx); err != nil {
+			s.log.Warn("could not write this admin's heartbeat row; the heartbeat will retry", "err", err)
 		}
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.wgRing.Add(1)

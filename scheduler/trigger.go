@@ -46,6 +46,8 @@ type TriggerRequest struct {
 	// ClaimLogID is the claim row the scan wrote for this fire; the trigger uses it as
 	// its (first) log row instead of inserting one.
 	ClaimLogID int64
+	// ClaimMarker is that row's trigger_msg while it waits (see schema.Claim).
+	ClaimMarker string
 
 	// job and group, when set, were loaded for a whole ring tick in one statement each;
 	// a nil group with groupLoaded means the group does not exist.
@@ -102,7 +104,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if errors.Is(err, schema.ErrNotFound) {
 		s.log.Warn("trigger skipped, job not found", "job_id", req.JobID, "type", req.Type)
 		if req.ClaimLogID > 0 {
-			_, err := s.store.FailClaim(ctx, req.ClaimLogID, s.dispatchMarker(), "job deleted before its planned fire", true)
+			_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, "job deleted before its planned fire", true)
 			return err
 		}
 		return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -15,13 +17,25 @@ import (
 // if that instance dies, another one finds its claims and dispatches them. To Java
 // admins and the console a claim looks like a trigger in progress.
 const (
-	ClaimPrefix    = "xxl-admin-go:claim:"
+	ClaimPrefix = "xxl-admin-go:claim:"
+	// DispatchPrefix marked a claim being sent, in admins before the sent-up-to mark
+	// (see AdminKey); such rows are still recognised when their admin dies.
 	DispatchPrefix = "xxl-admin-go:dispatch:"
 	// AdminRegistryGroup and AdminRegistryKey name the heartbeat rows admin instances
 	// write into xxl_job_registry (the ADMIN registry group exists upstream, unused).
 	AdminRegistryGroup = "ADMIN"
 	AdminRegistryKey   = "xxl-admin-go"
 )
+
+// AdminKey is the registry_key of an admin instance's heartbeat row: AdminRegistryKey,
+// "@", and the sent-up-to mark — the Unix second of the latest planned fire the
+// instance may have sent. It sends no fire planned later than the mark in its row, and
+// raises the mark (compare-and-set on the key) before it sends later ones, so a
+// survivor knows exactly which of a dead instance's claims may have gone out. One
+// single-row write per second replaces a write to every claim row.
+func AdminKey(sentUpTo int64) string {
+	return AdminRegistryKey + "@" + strconv.FormatInt(sentUpTo, 10)
+}
 
 // Claim is one read-ahead fire.
 type Claim struct {
@@ -99,51 +113,22 @@ func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 	return nil
 }
 
-// MarkDispatching moves claims from claimMarker to dispatchMarker before they are sent,
-// and returns the ids this call moved. A claim another instance took over meanwhile is
-// not moved, so it is never sent twice.
-func (s *Store) MarkDispatching(ctx context.Context, ids []int64, claimMarkers []string, dispatchMarker string) ([]int64, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("trigger_msg", dispatchMarker).
-		Where(sq.Eq{"id": ids, "trigger_code": 0, "trigger_msg": uniq(claimMarkers)})))
-	if err != nil {
-		return nil, fmt.Errorf("mark dispatching: %w", err)
-	}
-	if int(n) == len(ids) {
-		return ids, nil
-	}
-	won, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").Where(sq.Eq{"id": ids, "trigger_msg": dispatchMarker})))
-	if err != nil {
-		return nil, fmt.Errorf("read dispatched claims: %w", err)
-	}
-	return won, nil
-}
-
-func uniq(xs []string) []string {
-	seen := map[string]bool{}
-	out := xs[:0:0]
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // AdminHeartbeat is one admin instance's liveness row.
 type AdminHeartbeat struct {
 	ID       int64
 	Instance string
 	Beat     time.Time
+	// SentUpTo is the instance's sent-up-to mark (Unix seconds); HasSentUpTo is false
+	// for rows of admins that marked each claim instead (DispatchPrefix).
+	SentUpTo    int64
+	HasSentUpTo bool
 }
 
-// AdminHeartbeats returns the heartbeat rows of every admin instance.
-func (s *Store) AdminHeartbeats(ctx context.Context) ([]AdminHeartbeat, error) {
-	rows, err := s.query(ctx, s.sb.Select("id", "registry_value", "update_time").From("xxl_job_registry").
-		Where(sq.Eq{"registry_group": AdminRegistryGroup, "registry_key": AdminRegistryKey}))
+func (s *Store) adminHeartbeats(ctx context.Context, where sq.Sqlizer, suffix string) ([]AdminHeartbeat, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", "registry_key", "registry_value", "update_time").From("xxl_job_registry").
+		Where(sq.Eq{"registry_group": AdminRegistryGroup}).
+		Where(sq.Or{sq.Eq{"registry_key": AdminRegistryKey}, sq.Like{"registry_key": AdminRegistryKey + "@%"}}).
+		Where(where).Suffix(suffix))
 	if err != nil {
 		return nil, fmt.Errorf("read admin heartbeats: %w", err)
 	}
@@ -151,14 +136,67 @@ func (s *Store) AdminHeartbeats(ctx context.Context) ([]AdminHeartbeat, error) {
 	var out []AdminHeartbeat
 	for rows.Next() {
 		var h AdminHeartbeat
+		var key string
 		var t sql.NullTime
-		if err := rows.Scan(&h.ID, &h.Instance, &t); err != nil {
+		if err := rows.Scan(&h.ID, &key, &h.Instance, &t); err != nil {
 			return nil, fmt.Errorf("scan admin heartbeat: %w", err)
 		}
 		h.Beat = t.Time
+		if mark, ok := strings.CutPrefix(key, AdminRegistryKey+"@"); ok {
+			n, err := strconv.ParseInt(mark, 10, 64)
+			if err != nil {
+				continue // not one of ours
+			}
+			h.SentUpTo, h.HasSentUpTo = n, true
+		}
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// AdminHeartbeats returns the heartbeat rows of every admin instance.
+func (s *Store) AdminHeartbeats(ctx context.Context) ([]AdminHeartbeat, error) {
+	return s.adminHeartbeats(ctx, sq.Expr("1 = 1"), "")
+}
+
+// LockAdminHeartbeat reads one heartbeat row again and locks it until the transaction
+// in ctx ends, so its instance cannot raise its mark meanwhile; found is false when
+// the row is gone.
+func (s *Store) LockAdminHeartbeat(ctx context.Context, id int64) (h AdminHeartbeat, found bool, err error) {
+	hs, err := s.adminHeartbeats(ctx, sq.Eq{"id": id}, s.d.LockSuffix())
+	if err != nil || len(hs) == 0 {
+		return AdminHeartbeat{}, false, err
+	}
+	return hs[0], true, nil
+}
+
+// RegisterAdmin writes a new instance's heartbeat row, with nothing sent yet.
+func (s *Store) RegisterAdmin(ctx context.Context, instance string, at time.Time) error {
+	return s.RegistryBeat(ctx, AdminRegistryGroup, AdminKey(0), instance, at)
+}
+
+// AdminBeat refreshes an instance's heartbeat row (at = epoch 0 retires it: others
+// take its claims over at once). found is false when the row is gone or its mark is
+// not sentUpTo: another admin declared the instance dead and took its claims over.
+func (s *Store) AdminBeat(ctx context.Context, instance string, sentUpTo int64, at time.Time) (found bool, err error) {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_registry").Set("update_time", at).
+		Where(sq.Eq{"registry_group": AdminRegistryGroup, "registry_key": AdminKey(sentUpTo), "registry_value": instance})))
+	if err != nil {
+		return false, fmt.Errorf("admin heartbeat: %w", err)
+	}
+	return n > 0, nil
+}
+
+// RaiseSentUpTo moves an instance's mark from one second to a later one (and beats).
+// ok is false when the row is gone or holds another mark: the instance was taken
+// over and must not send fires planned after from.
+func (s *Store) RaiseSentUpTo(ctx context.Context, instance string, from, to int64, at time.Time) (ok bool, err error) {
+	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_registry").Set("registry_key", AdminKey(to)).Set("update_time", at).
+		Where(sq.Eq{"registry_group": AdminRegistryGroup, "registry_key": AdminKey(from), "registry_value": instance})))
+	if err != nil {
+		return false, fmt.Errorf("raise sent-up-to mark: %w", err)
+	}
+	return n > 0, nil
 }
 
 // DeleteRegistryRow removes one registry row by id.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -48,32 +49,49 @@ func runClaims(t *testing.T, setup setupFunc) {
 		})
 		require.Error(t, err, "one marker per call")
 	})
-	t.Run("MarkDispatching", func(t *testing.T) {
+	t.Run("SentUpToMark", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		at := b.at("2024-05-01 10:00:00")
-		m1, m2 := schema.ClaimPrefix+"i:1", schema.ClaimPrefix+"i:2"
-		c1 := []schema.Claim{{JobGroup: 1, JobID: 1, Planned: at, Marker: m1}, {JobGroup: 1, JobID: 1, Planned: at.Add(time.Second), Marker: m1}}
-		c2 := []schema.Claim{{JobGroup: 1, JobID: 1, Planned: at, Marker: m2}}
-		require.NoError(t, b.st.InsertClaims(b.ctx, c1))
-		require.NoError(t, b.st.InsertClaims(b.ctx, c2))
-		ids := []int64{c1[0].LogID, c1[1].LogID, c2[0].LogID}
-		won, err := b.st.MarkDispatching(b.ctx, ids, []string{m1, m2, m1}, schema.DispatchPrefix+"i:3")
+		require.NoError(t, b.st.RegisterAdmin(b.ctx, "inst-m", at))
+		found, err := b.st.AdminBeat(b.ctx, "inst-m", 0, at.Add(time.Second))
 		require.NoError(t, err)
-		require.Equal(t, ids, won, "all moved")
+		require.True(t, found, "a fresh row carries mark 0")
+		ok, err := b.st.RaiseSentUpTo(b.ctx, "inst-m", 0, at.Unix()+2, at.Add(2*time.Second))
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, err = b.st.RaiseSentUpTo(b.ctx, "inst-m", 0, at.Unix()+3, at.Add(2*time.Second))
+		require.NoError(t, err)
+		require.False(t, ok, "compare-and-set: the mark is no longer 0")
+		found, err = b.st.AdminBeat(b.ctx, "inst-m", 0, at.Add(3*time.Second))
+		require.NoError(t, err)
+		require.False(t, found, "a beat with a stale mark finds nothing")
+		hs, err := b.st.AdminHeartbeats(b.ctx)
+		require.NoError(t, err)
+		require.Len(t, hs, 1)
+		require.Equal(t, "inst-m", hs[0].Instance)
+		require.True(t, hs[0].HasSentUpTo)
+		require.Equal(t, at.Unix()+2, hs[0].SentUpTo)
+		b.requireTime(t, at.Add(2*time.Second), hs[0].Beat)
 
-		m3 := schema.ClaimPrefix + "i:4"
-		c3 := []schema.Claim{{JobGroup: 1, JobID: 1, Planned: at, Marker: m3}, {JobGroup: 1, JobID: 1, Planned: at, Marker: m3}}
-		require.NoError(t, b.st.InsertClaims(b.ctx, c3))
-		taken, err := b.st.TakeClaim(b.ctx, c3[0].LogID, m3, schema.ClaimPrefix+"other:1")
+		// A survivor locks the row, deletes it: the instance can neither beat nor raise.
+		err = b.st.InTx(b.ctx, func(ctx context.Context) error {
+			h, found, err := b.st.LockAdminHeartbeat(ctx, hs[0].ID)
+			require.NoError(t, err)
+			require.True(t, found)
+			require.Equal(t, at.Unix()+2, h.SentUpTo)
+			return b.st.DeleteRegistryRow(ctx, h.ID)
+		})
 		require.NoError(t, err)
-		require.True(t, taken)
-		won, err = b.st.MarkDispatching(b.ctx, []int64{c3[0].LogID, c3[1].LogID}, []string{m3}, schema.DispatchPrefix+"i:5")
+		ok, err = b.st.RaiseSentUpTo(b.ctx, "inst-m", at.Unix()+2, at.Unix()+4, at.Add(4*time.Second))
 		require.NoError(t, err)
-		require.Equal(t, []int64{c3[1].LogID}, won, "a claim taken over meanwhile is not sent")
-		won, err = b.st.MarkDispatching(b.ctx, nil, nil, "x")
+		require.False(t, ok)
+		found, err = b.st.AdminBeat(b.ctx, "inst-m", at.Unix()+2, at.Add(4*time.Second))
 		require.NoError(t, err)
-		require.Empty(t, won)
+		require.False(t, found)
+		_, found, err = b.st.LockAdminHeartbeat(b.ctx, hs[0].ID)
+		require.NoError(t, err)
+		require.False(t, found)
 	})
 	t.Run("TakeAndFailClaim", func(t *testing.T) {
 		t.Parallel()
