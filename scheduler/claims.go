@@ -203,8 +203,9 @@ func (s *Scheduler) reincarnate(ctx context.Context) error {
 	return nil
 }
 
-// preload reads the jobs and groups of a tick's fires in one statement each, fresh
-// from the database so console edits are seen. On error the triggers load their own.
+// preload reads the jobs and groups of a tick's fires in one statement each (jobs
+// through the job cache, which sees console edits: see jobCache). On error the
+// triggers load their own.
 func (s *Scheduler) preload(ctx context.Context, reqs []TriggerRequest) {
 	if len(reqs) < 2 {
 		return
@@ -213,7 +214,7 @@ func (s *Scheduler) preload(ctx context.Context, reqs []TriggerRequest) {
 	for _, r := range reqs {
 		ids = append(ids, r.JobID)
 	}
-	jobs, err := s.store.LoadJobs(ctx, ids)
+	jobs, err := s.jobs.load(ctx, s.store, s.clock.Now(), ids)
 	if err != nil {
 		return
 	}

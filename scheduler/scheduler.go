@@ -91,6 +91,7 @@ type Scheduler struct {
 	slowCnt    slowTracker
 	idle       idleTracker
 	crons      sync.Map // schedule_conf → *cron.Expression
+	jobs       jobCache
 	logs       groupCommit[schema.Log]
 	results    groupCommit[CallbackResult]
 	metrics    metrics
