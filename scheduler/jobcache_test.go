@@ -48,17 +48,17 @@ func TestJobCacheSeesEdits(t *testing.T) {
 	// The console edits a job (stamped now): the next tick sees it, and keeps reading it
 	// while the stamp is recent (a second edit in the same second has the same stamp).
 	db.Exec(t, "UPDATE xxl_job_info SET executor_handler='h1', update_time=? WHERE id=?", now.Add(2*time.Second), ids[0])
-	require.Equal(t, "h1", handlers(now.Add(2*time.Second))[ids[0]])
+	require.Equal(t, "h1", handlers(now.Add(2 * time.Second))[ids[0]])
 	db.Exec(t, "UPDATE xxl_job_info SET executor_handler='h2', update_time=? WHERE id=?", now.Add(2*time.Second), ids[0])
-	require.Equal(t, "h2", handlers(now.Add(3*time.Second))[ids[0]], "same stamp, still seen")
+	require.Equal(t, "h2", handlers(now.Add(3 * time.Second))[ids[0]], "same stamp, still seen")
 	reads := c.reads
-	require.Equal(t, "h2", handlers(now.Add(20*time.Second))[ids[0]])
-	require.Equal(t, "h2", handlers(now.Add(21*time.Second))[ids[0]])
+	require.Equal(t, "h2", handlers(now.Add(20 * time.Second))[ids[0]])
+	require.Equal(t, "h2", handlers(now.Add(21 * time.Second))[ids[0]])
 	require.Equal(t, reads+1, c.reads, "kept once the stamp is older than the skew")
 
 	// Another admin whose clock is 5 s behind edits a job: a different stamp, seen.
 	db.Exec(t, "UPDATE xxl_job_info SET executor_handler='h3', update_time=? WHERE id=?", now.Add(17*time.Second), ids[1])
-	require.Equal(t, "h3", handlers(now.Add(22*time.Second))[ids[1]])
+	require.Equal(t, "h3", handlers(now.Add(22 * time.Second))[ids[1]])
 
 	// A job deleted on another admin is not served from the cache.
 	db.Exec(t, "DELETE FROM xxl_job_info WHERE id=?", ids[2])
@@ -68,8 +68,8 @@ func TestJobCacheSeesEdits(t *testing.T) {
 
 	// A write without a stamp is seen once the row is older than jobCacheMaxAge.
 	db.Exec(t, "UPDATE xxl_job_info SET executor_handler='dba' WHERE id=?", ids[3])
-	require.Equal(t, "h0", handlers(now.Add(24*time.Second))[ids[3]], "not stamped: not seen yet")
-	require.Equal(t, "dba", handlers(now.Add(24*time.Second+jobCacheMaxAge+time.Second))[ids[3]])
+	require.Equal(t, "h0", handlers(now.Add(24 * time.Second))[ids[3]], "not stamped: not seen yet")
+	require.Equal(t, "dba", handlers(now.Add(24*time.Second + jobCacheMaxAge + time.Second))[ids[3]])
 
 	// A tick that fires a small share of the jobs reads them directly.
 	hits, reads := c.hits, c.reads
