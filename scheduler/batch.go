@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // groupCommit batches writes: each caller hands over its items and waits (do), or
@@ -18,6 +19,9 @@ type groupCommit[T any] struct {
 	// parallel is how many batches may be written at once (0 or 1: one at a time);
 	// only for writes whose batches touch disjoint rows.
 	parallel int
+	// hold, when set, says how long a batch should wait before it is written (the
+	// scheduler keeps the first moments of each second for sending its fires).
+	hold func() time.Duration
 
 	mu     sync.Mutex
 	queue  []pendingWrite[T]
@@ -81,6 +85,11 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 		items := make([]T, 0, n)
 		for _, p := range batch {
 			items = append(items, p.items...)
+		}
+		if g.hold != nil {
+			if d := g.hold(); d > 0 {
+				time.Sleep(d)
+			}
 		}
 		err := g.write(ctx, items)
 		for _, p := range batch {

@@ -217,6 +217,18 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 // boundary itself only the executor calls remain. Nothing is sent before its second.
 const ringLead = 250 * time.Millisecond
 
+// quietWindow is how long after a second's boundary trigger outcomes and callback
+// results wait before they are written, when the ring sent fires at that boundary:
+// their statements (and the database's work on them) would otherwise share the two
+// cores with the burst of executor calls and delay the last calls of the second. At
+// high rates batches only grow meanwhile; nothing waits longer than this.
+const quietWindow = 100 * time.Millisecond
+
+// quiet is the groupCommit hold of trigger outcomes and callback results.
+func (s *Scheduler) quiet() time.Duration {
+	return time.Duration(s.quietUntil.Load() - time.Now().UnixNano())
+}
+
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
 	stop, stopping := s.stopRing, false
@@ -243,6 +255,9 @@ func (s *Scheduler) ringLoop() {
 		}
 		if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
 			sleep(time.Duration(d) * time.Millisecond)
+		}
+		if len(reqs) > 0 {
+			s.quietUntil.Store(time.Now().Add(quietWindow).UnixNano())
 		}
 		for _, r := range reqs {
 			s.Submit(r)

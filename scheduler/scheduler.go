@@ -86,6 +86,9 @@ type Scheduler struct {
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64
+	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
+	// that the ring keeps for sending: see quiet.
+	quietUntil atomic.Int64
 	fast       *pool
 	slow       *pool
 	slowCnt    slowTracker
@@ -144,8 +147,8 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// fire while the outcome is written with the next batch, so one second's fires are
 	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
 	// Each outcome updates its own log row, so two batches may be written at once.
-	s.logs = groupCommit[schema.Log]{max: 500, parallel: 2, write: store.UpdateLogTriggers, posted: s.logPosted}
-	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch}
+	s.logs = groupCommit[schema.Log]{max: 500, parallel: 2, write: store.UpdateLogTriggers, posted: s.logPosted, hold: s.quiet}
+	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch, hold: s.quiet}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
