@@ -213,7 +213,7 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 }
 
 // ringLead is how long before a second boundary the ring prepares that second's fires:
-// it moves their claims to "dispatch" and loads their jobs and groups, so at the
+// it raises the sent-up-to mark to that second and loads their jobs and groups, so at the
 // boundary itself only the executor calls remain. Nothing is sent before its second.
 const ringLead = 250 * time.Millisecond
 

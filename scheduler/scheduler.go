@@ -47,7 +47,7 @@ type Config struct {
 	Logger *slog.Logger
 	// Pause, when set, is called at fault-injection points: "scan" inside a scan's
 	// transaction after its claims and next fire times are written, before the commit;
-	// "ring" after a second's claims were moved to "dispatch", before they are sent. It
+	// "ring" after the sent-up-to mark was raised to a second, before its fires are sent. It
 	// lets process tests kill an admin exactly there. Nil in production.
 	Pause func(point string)
 }

@@ -90,9 +90,9 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 
 // Issue 6 §2, exactly at the two dangerous points: the admin holding the schedule lock is
 // killed (a) inside a scan, after it wrote its claims and advanced the jobs' next fire
-// times but before the commit, and (b) inside a ring tick, after it moved a second's
-// claims to "dispatch" but before it sent them. (a) rolls back: the survivor reads the
-// same fires again and sends them. (b) leaves rows in "dispatch" that the survivor closes
+// times but before the commit, and (b) inside a ring tick, after it raised its sent-up-to
+// mark to a second but before it sent that second's fires. (a) rolls back: the survivor
+// reads the same fires again and sends them. (b) leaves open rows at the mark that the survivor closes
 // with code 500 (the dead admin may have sent them) — never sent twice, never silent.
 // The admin reaches the point through the XXL_TEST_CRASH_POINT hook (serve.go), which
 // announces it and hangs there until the kill.
