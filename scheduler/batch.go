@@ -17,7 +17,7 @@ type groupCommit[T any] struct {
 	// write's error), so the scheduler can count unwritten work and report failures.
 	posted func(delta int, err error)
 	// parallel is how many batches may be written at once (0 or 1: one at a time);
-	// only for writes whose batches touch disjoint rows.
+	// only for writes whose batches touch disjoint rows, or whose writes are guarded.
 	parallel int
 	// hold, when set, says how long a batch should wait before it is written (the
 	// scheduler keeps the first moments of each second for sending its fires).

@@ -148,7 +148,11 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
 	// Each outcome updates its own log row, so two batches may be written at once.
 	s.logs = groupCommit[schema.Log]{max: 500, parallel: 2, write: store.UpdateLogTriggers, posted: s.logPosted, hold: s.quiet}
-	s.results = groupCommit[CallbackResult]{max: 500, write: s.completeBatch, hold: s.quiet}
+	// Callback batches of two requests may name the same log (an executor's retry, a
+	// second admin): every result write is guarded by handle_code = 0, so the first
+	// writer wins and children fire once. Two at a time keeps a big backlog from
+	// holding the next requests past the executors' 3 s timeout.
+	s.results = groupCommit[CallbackResult]{max: 500, parallel: 2, write: s.completeBatch, hold: s.quiet}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
