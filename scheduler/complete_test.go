@@ -197,3 +197,39 @@ func TestHugeCallbackFirstResultWinsAcrossChunks(t *testing.T) {
 	b.idle(t)
 	require.Len(t, b.logs(t, child), (n+99)/100)
 }
+
+// Two requests carrying results for the same logs at the same time (an executor's
+// retry racing its first attempt, or two admins): both batches are stored concurrently
+// and every write is guarded, so each log keeps one result and a parent's children fire
+// once per log (scheduler.md §9.2–9.3).
+func TestConcurrentDuplicateCallbacks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	g := b.group(t, "race", "")
+	child := b.job(t, g, nil)
+	parent := b.job(t, g, func(j *schema.Job) { j.ChildJobID = itoa(child) })
+	const n = 1200
+	claims := make([]schema.Claim, n)
+	for i := range claims {
+		claims[i] = schema.Claim{JobGroup: g, JobID: parent, Planned: t0.Add(time.Duration(i) * time.Second), Marker: "race"}
+	}
+	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
+	deliver := func(msg string) []scheduler.CallbackResult {
+		var items []scheduler.CallbackResult
+		for _, c := range claims {
+			items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 200, HandleMsg: strp(msg)})
+		}
+		return items
+	}
+	errs := make(chan error, 2)
+	for _, msg := range []string{"one", "two"} {
+		go func() { errs <- b.sched.Callback(ctx, deliver(msg)) }()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	b.idle(t)
+	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "job_id = ? AND handle_code = 200", parent))
+	require.Zero(t, b.db.Count(t, "xxl_job_log", "job_id = ? AND (handle_msg LIKE '%one%two%' OR handle_msg LIKE '%two%one%')", parent), "one result per log")
+	require.Len(t, b.logs(t, child), n, "one child fire per parent log")
+}
