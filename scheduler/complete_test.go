@@ -144,16 +144,8 @@ func TestHugeCallbackBacklogIsStored(t *testing.T) {
 	b := setup(t, bundleOpts{})
 	ctx := context.Background()
 	const n = 15000
-	claims := make([]schema.Claim, n)
-	for i := range claims {
-		claims[i] = schema.Claim{JobGroup: 1, JobID: 1 + i%50, Planned: t0.Add(time.Duration(i/50) * time.Second), Marker: "backlog"}
-	}
-	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
-	items := make([]scheduler.CallbackResult, n)
-	for i, c := range claims {
-		items[i] = scheduler.CallbackResult{LogID: c.LogID, HandleCode: 500, HandleMsg: strp("late")}
-	}
-	require.NoError(t, b.sched.Callback(ctx, items))
+	claims := b.claimMany(t, n, 1, func(i int) int { return 1 + i%50 })
+	require.NoError(t, b.sched.Callback(ctx, resultsFor(claims, 500, "late")))
 	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "handle_code = 500 AND handle_msg = 'late'"))
 }
 
@@ -170,22 +162,14 @@ func TestHugeCallbackFirstResultWinsAcrossChunks(t *testing.T) {
 	parent := b.job(t, g, func(j *schema.Job) { j.ChildJobID = itoa(child) })
 	plain := b.job(t, g, nil)
 	n := 3*schema.MaxBatchRows + 7
-	claims := make([]schema.Claim, n)
-	for i := range claims {
-		job := plain
+	claims := b.claimMany(t, n, g, func(i int) int {
 		if i%100 == 0 {
-			job = parent
+			return parent
 		}
-		claims[i] = schema.Claim{JobGroup: g, JobID: job, Planned: t0.Add(time.Duration(i) * time.Second), Marker: "backlog"}
-	}
-	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
-	var items []scheduler.CallbackResult
-	for _, c := range claims {
-		items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 200, HandleMsg: strp("first")})
-	}
-	for _, c := range claims { // the same results again, each in a later chunk
-		items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 500, HandleMsg: strp("second")})
-	}
+		return plain
+	})
+	// The same results again, each in a later chunk.
+	items := append(resultsFor(claims, 200, "first"), resultsFor(claims, 500, "second")...)
 	require.NoError(t, b.sched.Callback(ctx, items))
 	b.idle(t)
 	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "job_id <> ? AND handle_code = 200 AND handle_msg LIKE 'first%'", child))
@@ -210,21 +194,10 @@ func TestConcurrentDuplicateCallbacks(t *testing.T) {
 	child := b.job(t, g, nil)
 	parent := b.job(t, g, func(j *schema.Job) { j.ChildJobID = itoa(child) })
 	const n = 1200
-	claims := make([]schema.Claim, n)
-	for i := range claims {
-		claims[i] = schema.Claim{JobGroup: g, JobID: parent, Planned: t0.Add(time.Duration(i) * time.Second), Marker: "race"}
-	}
-	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error { return b.store.InsertClaims(ctx, claims[lo:hi]) }))
-	deliver := func(msg string) []scheduler.CallbackResult {
-		var items []scheduler.CallbackResult
-		for _, c := range claims {
-			items = append(items, scheduler.CallbackResult{LogID: c.LogID, HandleCode: 200, HandleMsg: strp(msg)})
-		}
-		return items
-	}
+	claims := b.claimMany(t, n, g, func(int) int { return parent })
 	errs := make(chan error, 2)
 	for _, msg := range []string{"one", "two"} {
-		go func() { errs <- b.sched.Callback(ctx, deliver(msg)) }()
+		go func() { errs <- b.sched.Callback(ctx, resultsFor(claims, 200, msg)) }()
 	}
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
@@ -232,4 +205,26 @@ func TestConcurrentDuplicateCallbacks(t *testing.T) {
 	require.Equal(t, n, b.db.Count(t, "xxl_job_log", "job_id = ? AND handle_code = 200", parent))
 	require.Zero(t, b.db.Count(t, "xxl_job_log", "job_id = ? AND (handle_msg LIKE '%one%two%' OR handle_msg LIKE '%two%one%')", parent), "one result per log")
 	require.Len(t, b.logs(t, child), n, "one child fire per parent log")
+}
+
+// claimMany writes n claim rows of group g, one a second from t0, for the job jobOf(i).
+func (b *testBundle) claimMany(t *testing.T, n, g int, jobOf func(i int) int) []schema.Claim {
+	t.Helper()
+	claims := make([]schema.Claim, n)
+	for i := range claims {
+		claims[i] = schema.Claim{JobGroup: g, JobID: jobOf(i), Planned: t0.Add(time.Duration(i) * time.Second), Marker: "many"}
+	}
+	require.NoError(t, schema.Chunks(n, schema.MaxBatchRows, func(lo, hi int) error {
+		return b.store.InsertClaims(context.Background(), claims[lo:hi])
+	}))
+	return claims
+}
+
+// resultsFor is one callback result per claim.
+func resultsFor(claims []schema.Claim, code int, msg string) []scheduler.CallbackResult {
+	items := make([]scheduler.CallbackResult, len(claims))
+	for i, c := range claims {
+		items[i] = scheduler.CallbackResult{LogID: c.LogID, HandleCode: code, HandleMsg: strp(msg)}
+	}
+	return items
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,15 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
-	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
-	"github.com/xxl-admin-go/xxl-admin-go/routes"
-	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
-	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // fuzzPaths are the console endpoints whose parameters the fuzzer writes. The manual
@@ -73,12 +65,10 @@ var fuzzSeeds = []struct{ path, body string }{
 	{"/user/updatePwd", "password=abcdef"}, {"/auth/updatePwd", "oldPassword=abcdef&password=123456"},
 }
 
-// fuzzAdmin is an admin (3.4 layout) serving the console over a real listener, with
-// a session for the seeded administrator.
+// fuzzAdmin is the console test admin (3.4 layout, see setup) with a session for the
+// seeded administrator and a count of recovered panics in its log.
 type fuzzAdmin struct {
-	db     *schematest.DB
-	store  *schema.Store
-	base   string
+	*testBundle
 	hc     *http.Client
 	token  string
 	panics atomic.Int64
@@ -98,22 +88,10 @@ func (p panicCounter) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func startFuzzAdmin(t testing.TB) *fuzzAdmin {
-	db, store := schematest.New(t, schema.Layout34)
-	a := &fuzzAdmin{db: db, store: store, hc: &http.Client{Timeout: 20 * time.Second,
+	a := &fuzzAdmin{hc: &http.Client{Timeout: 20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	log := slog.New(panicCounter{Handler: slog.NewTextHandler(io.Discard, nil), n: &a.panics})
-	exec := scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: accessToken}
-	sched := scheduler.New(scheduler.Config{Location: db.Loc, Logger: log, Lang: i18n.En}, store, exec, clock.Real{})
-	t.Cleanup(func() { sched.Stop(context.Background()) })
-	svc := manage.New(manage.Config{Store: store, Scheduler: sched, Logs: exec, Location: db.Loc, Lang: i18n.En, Logger: log,
-		LoginFailures: 1 << 30})
-	app := routes.NewApp(log)
-	console.Mount(app, "/xxl-job-admin", console.Deps{Manage: svc, Log: log})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.Shutdown() })
-	a.base = "http://" + ln.Addr().String() + "/xxl-job-admin"
+	a.testBundle = setup(t, schema.Layout34, bundleOpts{log: log, loginFailures: 1 << 30})
 	a.login(t)
 	return a
 }

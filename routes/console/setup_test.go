@@ -46,9 +46,12 @@ type testBundle struct {
 type bundleOpts struct {
 	contextPath string // "/xxl-job-admin" when empty; "/" for the 3.4.1+ root
 	lang        i18n.Lang
+	log         *slog.Logger // discarded when nil
+	// loginFailures is manage.Config.LoginFailures (its default when 0).
+	loginFailures int
 }
 
-func setup(t *testing.T, layout schema.LayoutName, opts ...bundleOpts) *testBundle {
+func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBundle {
 	t.Helper()
 	var o bundleOpts
 	if len(opts) > 0 {
@@ -61,11 +64,15 @@ func setup(t *testing.T, layout schema.LayoutName, opts ...bundleOpts) *testBund
 		o.lang = i18n.En
 	}
 	db, store := schematest.New(t, layout)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := o.log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	exec := scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: 2 * time.Second}), AccessToken: accessToken}
 	sched := scheduler.New(scheduler.Config{Location: db.Loc, Logger: log, Lang: o.lang, AdminIP: "10.0.0.1"}, store, exec, clock.Real{})
 	t.Cleanup(func() { sched.Stop(context.Background()) })
-	svc := manage.New(manage.Config{Store: store, Scheduler: sched, Logs: exec, Location: db.Loc, Lang: o.lang, Logger: log})
+	svc := manage.New(manage.Config{Store: store, Scheduler: sched, Logs: exec, Location: db.Loc, Lang: o.lang, Logger: log,
+		LoginFailures: o.loginFailures})
 
 	app := routes.NewApp(log)
 	ctxPath := strings.TrimSuffix(o.contextPath, "/")
