@@ -115,10 +115,8 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 func (s *Scheduler) allowSend(ctx context.Context, items []ringItem, upTo int64) ([]ringItem, error) {
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
-	if !s.registered {
-		if err := s.register(ctx); err != nil {
-			return items, err
-		}
+	if err := s.register(ctx); err != nil {
+		return items, err
 	}
 	if upTo > s.sentUpTo {
 		ok, err := s.store.RaiseSentUpTo(ctx, s.Instance(), s.sentUpTo, upTo, s.clock.Now())
@@ -172,14 +170,14 @@ func (s *Scheduler) ownClaims(ctx context.Context, items []ringItem) ([]ringItem
 func (s *Scheduler) ensureRegistered(ctx context.Context) error {
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
-	if s.registered {
-		return nil
-	}
 	return s.register(ctx)
 }
 
-// register writes this instance's heartbeat row (beatMu held).
+// register writes this instance's heartbeat row unless it did already (beatMu held).
 func (s *Scheduler) register(ctx context.Context) error {
+	if s.registered {
+		return nil
+	}
 	if err := s.store.RegisterAdmin(ctx, s.Instance(), s.clock.Now()); err != nil {
 		return err
 	}

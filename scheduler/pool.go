@@ -33,7 +33,7 @@ func newPool(name string, workers, queue int, idle *idleTracker, run func(Trigge
 				p.busy.Add(1)
 				run(req)
 				p.busy.Add(-1)
-				p.idle.done()
+				p.idle.done(1)
 			}
 		}()
 	}
@@ -48,7 +48,7 @@ func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
 	if p.closed {
 		return false
 	}
-	p.idle.add()
+	p.idle.add(1)
 	select {
 	case p.queue <- req:
 		return true
@@ -58,7 +58,7 @@ func (p *pool) submit(ctx context.Context, req TriggerRequest) bool {
 	case p.queue <- req:
 		return true
 	case <-ctx.Done():
-		p.idle.done()
+		p.idle.done(1)
 		return false
 	}
 }
@@ -116,15 +116,15 @@ type idleTracker struct {
 	waiters []chan struct{}
 }
 
-func (t *idleTracker) add() {
+func (t *idleTracker) add(n int) {
 	t.mu.Lock()
-	t.pending++
+	t.pending += n
 	t.mu.Unlock()
 }
 
-func (t *idleTracker) done() {
+func (t *idleTracker) done(n int) {
 	t.mu.Lock()
-	t.pending--
+	t.pending -= n
 	if t.pending == 0 {
 		for _, w := range t.waiters {
 			close(w)

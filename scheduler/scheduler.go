@@ -252,18 +252,14 @@ func (s *Scheduler) Submit(req TriggerRequest) bool {
 // work until written; a failed write is reported once per batch part.
 func (s *Scheduler) logPosted(delta int, err error) {
 	if delta > 0 {
-		for range delta {
-			s.idle.add()
-		}
+		s.idle.add(delta)
 		return
 	}
 	if err != nil {
 		s.metrics.triggerErrors.Add(int64(-delta))
-		s.log.Error("could not record trigger outcomes; their logs keep the dispatch marker", "count", -delta, "err", err)
+		s.log.Error("could not record trigger outcomes; their logs stay open with their claim marker", "count", -delta, "err", err)
 	}
-	for range -delta {
-		s.idle.done()
-	}
+	s.idle.done(-delta)
 }
 
 func (s *Scheduler) runTrigger(req TriggerRequest) {
