@@ -1,7 +1,10 @@
 package schema
 
 import (
+	"cmp"
+	"slices"
 	"strings"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 )
@@ -11,20 +14,88 @@ import (
 // split larger batches into chunks of this size.
 const MaxBatchRows = 1000
 
-// caseByID builds `CASE id WHEN ? THEN ? … END` as one expression. It does the job of
-// squirrel's CaseBuilder at a fraction of the allocations, which matters on the
-// per-trigger hot path (the benchmark's profile showed CaseBuilder at 5% of CPU).
+// caseByID builds the value of a column in a multi-row UPDATE whose WHERE clause limits
+// the rows to ids: val(i) is the value for ids[i]. A value shared by every row is
+// written once, as a constant. Otherwise the rows are found by a binary search on id
+// — `CASE WHEN id < ? THEN … ELSE … END` down to simple `CASE id WHEN ? THEN ? … END`
+// leaves of at most caseLeaf rows — instead of one simple CASE over all ids: MySQL
+// tries a simple CASE's branches in order, so 500 rows cost 125,000 comparisons per
+// column, which the database profile showed at 12% of the server's CPU. For a repeated
+// id the first value wins, as in a simple CASE. It does the job of squirrel's
+// CaseBuilder at a fraction of the allocations (that showed at 5% of the admin's CPU).
 func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
-	var b strings.Builder
-	b.Grow(10 + 12*len(ids))
-	b.WriteString("CASE id")
-	args := make([]any, 0, 2*len(ids))
-	for i, id := range ids {
-		b.WriteString(" WHEN ? THEN ?")
-		args = append(args, id, val(i))
+	vals := make([]any, len(ids))
+	same := true
+	for i := range ids {
+		vals[i] = val(i)
+		same = same && sameArg(vals[0], vals[i])
 	}
-	b.WriteString(" END")
+	if same && len(ids) > 0 {
+		return sq.Expr("?", vals[0])
+	}
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.IsSorted(ids) {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+	}
+	var b strings.Builder
+	b.Grow(40 + 16*len(ids))
+	args := make([]any, 0, 2*len(ids)+len(ids)/caseLeaf)
+	var build func(o []int)
+	build = func(o []int) {
+		// Split in the middle, at the start of a run of equal ids (or after it, when it
+		// starts the range), so that a repeated id stays on one side.
+		mid := len(o) / 2
+		for mid > 0 && ids[o[mid-1]] == ids[o[mid]] {
+			mid--
+		}
+		for mid == 0 || mid < len(o) && ids[o[mid-1]] == ids[o[mid]] {
+			mid++
+		}
+		if len(o) <= caseLeaf || mid == len(o) {
+			b.WriteString("CASE id")
+			for _, i := range o {
+				b.WriteString(" WHEN ? THEN ?")
+				args = append(args, ids[i], vals[i])
+			}
+			b.WriteString(" END")
+			return
+		}
+		b.WriteString("CASE WHEN id < ? THEN ")
+		args = append(args, ids[o[mid]])
+		build(o[:mid])
+		b.WriteString(" ELSE ")
+		build(o[mid:])
+		b.WriteString(" END")
+	}
+	build(order)
 	return sq.Expr(b.String(), args...)
+}
+
+// caseLeaf is the most rows a simple CASE of caseByID lists.
+const caseLeaf = 16
+
+// sameArg reports that two statement arguments are certainly written alike.
+func sameArg(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y)
+	}
+	return false
 }
 
 // Chunks calls fn for consecutive ranges [lo, hi) of at most size elements of n.

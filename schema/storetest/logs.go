@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -167,6 +170,42 @@ func runLogs(t *testing.T, setup setupFunc) {
 		_, total, err := b.st.ListLogs(b.ctx, schema.LogFilter{Status: schema.LogStatusSuccess}, 0, 1)
 		require.NoError(t, err)
 		require.Equal(t, (n+1)/2, total)
+	})
+	// Batch updates find each row's value by a binary search on id (schema.caseByID):
+	// ids out of order, values shared by all rows, by some, or by none, NULLs, and a
+	// repeated id (the first value wins, as upstream's one-by-one updates leave the
+	// first result).
+	t.Run("BatchValuesFoundByID", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		at := b.at("2024-05-01 10:00:00")
+		n := 300
+		claims := make([]schema.Claim, n)
+		for i := range claims {
+			claims[i] = schema.Claim{JobGroup: 1, JobID: 1 + i, Planned: at, Marker: schema.ClaimPrefix + "vals:1"}
+		}
+		require.NoError(t, b.st.InsertClaims(b.ctx, claims))
+		order := rand.New(rand.NewPCG(1, 2)).Perm(n)
+		logs := make([]schema.Log, 0, n)
+		ups := make([]schema.HandleUpdate, 0, n+1)
+		for _, i := range order {
+			logs = append(logs, schema.Log{ID: claims[i].LogID, TriggerTime: at.Add(time.Duration(i%3) * time.Second), TriggerCode: 200,
+				TriggerMsg: fmt.Sprintf("msg %d", i), ExecutorAddress: []string{"http://a:1", "", "http://c:3", "http://d:4"}[i%4],
+				ExecutorHandler: "same", ExecutorParam: strconv.Itoa(i / 7), ExecutorFailRetryCount: i})
+			ups = append(ups, schema.HandleUpdate{ID: claims[i].LogID, Code: 200, Msg: fmt.Sprintf("r%d", i)})
+		}
+		ups = append(ups[:1], ups...) // the first result twice
+		ups[1].Msg = "second"
+		require.NoError(t, b.st.UpdateLogTriggers(b.ctx, logs))
+		require.NoError(t, b.st.CompleteLogs(b.ctx, at.Add(time.Minute), ups))
+		for _, want := range logs {
+			got, err := b.st.LoadLog(b.ctx, want.ID)
+			require.NoError(t, err)
+			b.requireTime(t, want.TriggerTime, got.TriggerTime)
+			i := got.JobID - 1
+			require.Equal(t, []any{200, fmt.Sprintf("msg %d", i), []string{"http://a:1", "", "http://c:3", "http://d:4"}[i%4], "same", strconv.Itoa(i / 7), i, 200, fmt.Sprintf("r%d", i)},
+				[]any{got.TriggerCode, got.TriggerMsg, got.ExecutorAddress, got.ExecutorHandler, got.ExecutorParam, got.ExecutorFailRetryCount, got.HandleCode, got.HandleMsg}, "log %d", want.ID)
+		}
 	})
 	t.Run("FindLostLogIDs", func(t *testing.T) {
 		t.Parallel()
