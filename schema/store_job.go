@@ -62,13 +62,16 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	return out, rows.Err()
 }
 
-// ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, by
-// id, with only the columns scheduling needs (the triggers load full rows later).
+// ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, with
+// only the columns scheduling needs (the triggers load full rows later). When more are
+// due than limit, the soonest are read: upstream reads by id, so under load the jobs
+// past the first limit ids are read late, fire late and skip seconds, while the low ids
+// are read again and again.
 func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([]Job, error) {
 	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
 		"trigger_status", "trigger_last_time", "trigger_next_time").From("xxl_job_info").
 		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
-		OrderBy("id ASC").Limit(uint64(limit)))
+		OrderBy("trigger_next_time ASC", "id ASC").Limit(uint64(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("pre-read jobs: %w", err)
 	}

@@ -53,10 +53,18 @@ func runJobs(t *testing.T, setup setupFunc) {
 		for _, j := range jobs {
 			ids = append(ids, j.ID)
 		}
-		require.Equal(t, []int{due1, due2, due3}, ids, "running jobs due at or before the bound, by id")
-		jobs, err = b.st.ScheduleJobs(b.ctx, 5000, 2)
+		require.Equal(t, []int{due1, due3, due2}, ids, "running jobs due at or before the bound, soonest first")
+		// More due than one scan reads: the soonest are read, not the lowest ids (upstream
+		// orders by id, so the jobs past the first preReadCount ids starve under load).
+		late := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 500 })
+		tie := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 1000 })
+		jobs, err = b.st.ScheduleJobs(b.ctx, 5000, 3)
 		require.NoError(t, err)
-		require.Len(t, jobs, 2)
+		ids = ids[:0]
+		for _, j := range jobs {
+			ids = append(ids, j.ID)
+		}
+		require.Equal(t, []int{late, due1, tie}, ids, "soonest first, then by id")
 	})
 	t.Run("UpdateSchedules", func(t *testing.T) {
 		t.Parallel()
