@@ -217,16 +217,24 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 // boundary itself only the executor calls remain. Nothing is sent before its second.
 const ringLead = 250 * time.Millisecond
 
-// quietWindow is how long after a second's boundary trigger outcomes and callback
-// results wait before they are written, when the ring sent fires at that boundary:
-// their statements (and the database's work on them) would otherwise share the two
-// cores with the burst of executor calls and delay the last calls of the second. At
-// high rates batches only grow meanwhile; nothing waits longer than this.
-const quietWindow = 100 * time.Millisecond
+// quietMax bounds the quiet moment after a second's boundary at which the ring sent
+// fires: trigger outcomes and callback results are not written until every fire of
+// that boundary went out, or quietMax passed. Their statements (and the database's
+// work on them) would otherwise share the two cores with the burst of executor calls
+// and delay the last calls of the second. At high rates batches only grow meanwhile;
+// nothing waits longer than this.
+const quietMax = 500 * time.Millisecond
 
 // quiet is the groupCommit hold of trigger outcomes and callback results.
 func (s *Scheduler) quiet() time.Duration {
 	return time.Duration(s.quietUntil.Load() - time.Now().UnixNano())
+}
+
+// burstSent counts one boundary fire as sent; the last one ends the quiet moment.
+func (s *Scheduler) burstSent() {
+	if s.burstLeft.Add(-1) == 0 {
+		s.quietUntil.Store(0)
+	}
 }
 
 func (s *Scheduler) ringLoop() {
@@ -257,9 +265,11 @@ func (s *Scheduler) ringLoop() {
 			sleep(time.Duration(d) * time.Millisecond)
 		}
 		if len(reqs) > 0 {
-			s.quietUntil.Store(time.Now().Add(quietWindow).UnixNano())
+			s.burstLeft.Add(int64(len(reqs)))
+			s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
 		}
 		for _, r := range reqs {
+			r.burst = true
 			s.Submit(r)
 		}
 		// Fires a scan pushed for this second while it was being prepared.

@@ -87,8 +87,10 @@ type Scheduler struct {
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64
 	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
-	// that the ring keeps for sending: see quiet.
+	// in which trigger outcomes and callback results are not written (see quiet);
+	// burstLeft counts the fires sent at the boundary that are still being sent.
 	quietUntil atomic.Int64
+	burstLeft  atomic.Int64
 	fast       *pool
 	slow       *pool
 	slowCnt    slowTracker
@@ -263,6 +265,9 @@ func (s *Scheduler) logPosted(delta int, err error) {
 }
 
 func (s *Scheduler) runTrigger(req TriggerRequest) {
+	if req.burst {
+		defer s.burstSent()
+	}
 	start := s.clock.Now()
 	if err := s.trigger(s.runCtx, req, false); err != nil {
 		s.metrics.triggerErrors.Add(1)

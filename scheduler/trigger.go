@@ -54,6 +54,8 @@ type TriggerRequest struct {
 	job         *schema.Job
 	group       *schema.Group
 	groupLoaded bool
+	// burst marks the fires the ring sends at a second's boundary (see quiet).
+	burst bool
 }
 
 // Executor is how the scheduler calls executors. compat/executor implements it over
