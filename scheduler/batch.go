@@ -41,6 +41,9 @@ func (g *groupCommit[T]) enqueue(p pendingWrite[T]) bool {
 	return true
 }
 
+// holdStep is how often a held flush checks whether its hold ended early.
+const holdStep = 5 * time.Millisecond
+
 type pendingWrite[T any] struct {
 	items []T
 	done  chan error
@@ -87,8 +90,9 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 			items = append(items, p.items...)
 		}
 		if g.hold != nil {
-			if d := g.hold(); d > 0 {
-				time.Sleep(d)
+			// Re-read in short steps: the hold may end early.
+			for d := g.hold(); d > 0; d = g.hold() {
+				time.Sleep(min(d, holdStep))
 			}
 		}
 		err := g.write(ctx, items)

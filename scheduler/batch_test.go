@@ -68,3 +68,38 @@ func TestGroupCommitPostAndDo(t *testing.T) {
 	}
 	require.LessOrEqual(t, peak.Load(), int32(2))
 }
+
+// Issue 5: outcome and result writes hold while the fires the ring sent at a boundary
+// are still going out, and no longer: the last one sent ends the quiet moment; without
+// it, the moment ends quietMax after the boundary.
+func TestQuietUntilBurstSent(t *testing.T) {
+	var s Scheduler
+	require.LessOrEqual(t, s.quiet(), time.Duration(0), "no burst, no hold")
+	s.burstLeft.Add(2)
+	s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
+	require.Greater(t, s.quiet(), quietMax-100*time.Millisecond)
+	s.burstSent()
+	require.Greater(t, s.quiet(), time.Duration(0), "one fire still unsent")
+	s.burstSent()
+	require.LessOrEqual(t, s.quiet(), time.Duration(0), "all sent")
+
+	// A flush waiting on the hold writes as soon as the burst is sent, not at the cap
+	// (a long one here, so the assertion cannot pass by waiting it out).
+	g := groupCommit[int]{max: 10, hold: s.quiet, write: func(context.Context, []int) error { return nil }}
+	s.burstLeft.Add(1)
+	s.quietUntil.Store(time.Now().Add(time.Minute).UnixNano())
+	done := make(chan error, 1)
+	go func() { done <- g.do(context.Background(), 1) }()
+	select {
+	case <-done:
+		t.Fatal("written while the burst was being sent")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.burstSent()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the write still waits for the cap after the burst was sent")
+	}
+}
