@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"time"
 
@@ -525,6 +527,13 @@ func printResult(w io.Writer, r *Result) {
 			x.TriggersPerSec, x.CallbacksPerSec, x.CallbacksAckedPerSec, x.CallbackErrors, x.DrainSeconds)
 		fmt.Fprintf(w, "  skew ms (dispatch − planned): p50 %d, p95 %d, p99 %d, max %d (n=%d; lower bound p99 %d)\n",
 			x.Skew.P50, x.Skew.P95, x.Skew.P99, x.Skew.Max, x.Skew.N, x.SkewLower.P99)
+		if worst := worstSeconds(x.BySecond, 3); len(worst) > 0 {
+			fmt.Fprintf(w, "  worst seconds (p99/max ms):")
+			for _, s := range worst {
+				fmt.Fprintf(w, " %s %d/%d", time.Unix(s.Second, 0).UTC().Format("15:04:05"), s.P99, s.Max)
+			}
+			fmt.Fprintln(w)
+		}
 		inc := ""
 		if x.AdminCPUIncludesExec {
 			inc = " (includes the in-process executors)"
@@ -563,4 +572,11 @@ func printResult(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "    %6d× %s\n", l.Count, l.Msg)
 		}
 	}
+}
+
+// worstSeconds returns the n seconds of the window with the highest maximum skew.
+func worstSeconds(by []SecondSkew, n int) []SecondSkew {
+	s := slices.Clone(by)
+	slices.SortStableFunc(s, func(a, b SecondSkew) int { return cmp.Compare(b.Max, a.Max) })
+	return s[:min(n, len(s))]
 }

@@ -54,8 +54,19 @@ type Analysis struct {
 	// Skew of fires planned inside the window, dispatch time − planned second, in ms.
 	// Skew is from the earliest consistent assignment (an upper bound); SkewLower from
 	// the latest (a lower bound). They are equal whenever nothing was missed or doubled.
-	Skew      Percentiles `json:"skew_ms"`
-	SkewLower Percentiles `json:"skew_lower_bound_ms"`
+	Skew Percentiles `json:"skew_ms"`
+	// BySecond is the skew of the fires planned in each second of the window (upper
+	// bound), to tell a steady lag from a stall.
+	BySecond  []SecondSkew `json:"skew_by_second"`
+	SkewLower Percentiles  `json:"skew_lower_bound_ms"`
+}
+
+// SecondSkew is the skew of the fires planned in one second.
+type SecondSkew struct {
+	Second int64 `json:"second"` // Unix seconds
+	Fires  int   `json:"fires"`
+	P99    int64 `json:"p99"`
+	Max    int64 `json:"max"`
 }
 
 // Percentiles summarises a distribution.
@@ -146,6 +157,7 @@ func analyze(fires []Fire, horizons map[int]Horizon, w Window, receiptsWithoutLo
 		}
 	}
 	var skewHi, skewLo []int64
+	bySec := make([][]int64, max(w.End-w.Start, 0))
 	jobs := make([]int, 0, len(horizons))
 	for id := range horizons {
 		jobs = append(jobs, id)
@@ -201,6 +213,7 @@ func analyze(fires []Fire, horizons map[int]Horizon, w Window, receiptsWithoutLo
 			}
 			if f.DispatchMs > 0 {
 				skewHi = append(skewHi, f.DispatchMs-p*1000)
+				bySec[p-w.Start] = append(bySec[p-w.Start], f.DispatchMs-p*1000)
 			}
 		}
 		a.Missed += max(end-h.First, 0) - matched
@@ -209,6 +222,10 @@ func analyze(fires []Fire, horizons map[int]Horizon, w Window, receiptsWithoutLo
 		}
 	}
 	a.Skew = percentiles(skewHi)
+	for i, v := range bySec {
+		p := percentiles(v)
+		a.BySecond = append(a.BySecond, SecondSkew{Second: w.Start + int64(i), Fires: p.N, P99: p.P99, Max: p.Max})
+	}
 	a.SkewLower = percentiles(skewLo)
 	return a
 }

@@ -68,6 +68,9 @@ func TestAnalyzeGrid(t *testing.T) {
 		require.Equal(t, int64(20), a.Skew.P50)
 		require.Equal(t, int64(40), a.Skew.Max)
 		require.Equal(t, a.Skew, a.SkewLower)
+		require.Len(t, a.BySecond, 80)
+		require.Equal(t, SecondSkew{Second: 1010, Fires: 2, P99: 40, Max: 40}, a.BySecond[0])
+		require.Equal(t, int64(1089), a.BySecond[79].Second)
 	})
 
 	t.Run("uniform lag is lag, not misses", func(t *testing.T) {
@@ -98,6 +101,7 @@ func TestAnalyzeGrid(t *testing.T) {
 		// the miss a second earlier, the lower bound is exact here.
 		require.Equal(t, int64(10), a.SkewLower.Max)
 		require.Equal(t, int64(1010), a.Skew.Max)
+		require.Equal(t, []SecondSkew{{Second: 1050, Fires: 1, P99: 1010, Max: 1010}}, worstSeconds(a.BySecond, 1), "the first second the forward assignment shifts")
 	})
 
 	t.Run("skipped seconds after a late fire are missed", func(t *testing.T) {
