@@ -22,10 +22,29 @@ type groupCommit[T any] struct {
 	// hold, when set, says how long a batch should wait before it is written (the
 	// scheduler keeps the first moments of each second for sending its fires).
 	hold func() time.Duration
+	// key, when set, indexes the queued items, so that amend can change one until a
+	// flush takes it for writing.
+	key func(*T) int64
+	// written, when set, is told of every batch written, with the write's error.
+	written func(items []T, err error)
 
 	mu     sync.Mutex
 	queue  []pendingWrite[T]
-	active int // flushes running
+	queued map[int64]*T // with key: the items not yet taken by a flush
+	active int          // flushes running
+}
+
+// amend calls f on the queued item with key k and reports true, or reports false when
+// no such item waits (never queued, or already being written). f runs under the
+// queue's lock: it must be quick.
+func (g *groupCommit[T]) amend(k int64, f func(*T)) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	it, ok := g.queued[k]
+	if ok {
+		f(it)
+	}
+	return ok
 }
 
 // enqueue queues p and reports whether the caller should run a flush now (and counts
@@ -34,6 +53,14 @@ func (g *groupCommit[T]) enqueue(p pendingWrite[T]) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.queue = append(g.queue, p)
+	if g.key != nil {
+		if g.queued == nil {
+			g.queued = map[int64]*T{}
+		}
+		for i := range p.items {
+			g.queued[g.key(&p.items[i])] = &p.items[i]
+		}
+	}
 	if g.active >= max(g.parallel, 1) {
 		return false
 	}
@@ -71,6 +98,13 @@ func (g *groupCommit[T]) post(ctx context.Context, items ...T) {
 // flush writes batches until the queue is empty, then hands the role back.
 func (g *groupCommit[T]) flush(ctx context.Context) {
 	for {
+		if g.hold != nil {
+			// The batch is taken after the hold: it grows meanwhile, and its items
+			// stay open to amend. Re-read in short steps: the hold may end early.
+			for d := g.hold(); d > 0; d = g.hold() {
+				time.Sleep(min(d, holdStep))
+			}
+		}
 		g.mu.Lock()
 		if len(g.queue) == 0 {
 			g.active--
@@ -80,22 +114,27 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 		var batch []pendingWrite[T]
 		n := 0
 		for len(g.queue) > 0 && (n == 0 || n+len(g.queue[0].items) <= g.max) {
-			n += len(g.queue[0].items)
-			batch = append(batch, g.queue[0])
+			p := g.queue[0]
+			n += len(p.items)
+			batch = append(batch, p)
 			g.queue = g.queue[1:]
+			if g.key != nil {
+				for i := range p.items {
+					if k := g.key(&p.items[i]); g.queued[k] == &p.items[i] {
+						delete(g.queued, k)
+					}
+				}
+			}
 		}
 		g.mu.Unlock()
 		items := make([]T, 0, n)
 		for _, p := range batch {
 			items = append(items, p.items...)
 		}
-		if g.hold != nil {
-			// Re-read in short steps: the hold may end early.
-			for d := g.hold(); d > 0; d = g.hold() {
-				time.Sleep(min(d, holdStep))
-			}
-		}
 		err := g.write(ctx, items)
+		if g.written != nil {
+			g.written(items, err)
+		}
 		for _, p := range batch {
 			if p.done != nil {
 				p.done <- err

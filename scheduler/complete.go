@@ -27,7 +27,17 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	if len(items) == 0 {
 		return nil
 	}
-	return s.results.do(ctx, items...)
+	all := len(items)
+	items = firstResultPerLog(items)
+	for range all - len(items) {
+		s.metrics.callback() // received; dropped as a repeat
+	}
+	items, attached := s.attachResults(items)
+	var err error
+	if len(items) > 0 {
+		err = s.results.do(ctx, items...)
+	}
+	return cmp.Or(err, attached())
 }
 
 // completeBatch applies the callbacks queued by concurrent requests in one
@@ -44,6 +54,7 @@ func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) e
 	for range all - len(items) {
 		s.metrics.callback() // received; dropped as a repeat
 	}
+
 	n := (len(items) + schema.MaxBatchRows - 1) / schema.MaxBatchRows
 	if n <= 1 {
 		return s.completeChunk(ctx, items)
@@ -91,6 +102,95 @@ func firstResultPerLog(items []CallbackResult) []CallbackResult {
 		return items
 	}
 	return out
+}
+
+// outcome is a trigger's outcome waiting to be written to its log row, with the result
+// of the run when the executor's callback came first.
+type outcome struct {
+	schema.Log
+	children string        // the job's child_jobid when it was triggered
+	waiters  []*resultWait // callbacks whose results ride on this write
+}
+
+// resultWait is one callback batch waiting for the outcome writes its results joined.
+type resultWait struct {
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	err error
+}
+
+func (s *Scheduler) writeOutcomes(ctx context.Context, os []outcome) error {
+	logs := make([]schema.Log, len(os))
+	for i := range os {
+		logs[i] = os[i].Log
+	}
+	return s.store.UpdateLogTriggers(ctx, logs)
+}
+
+// outcomesWritten releases the callbacks waiting on a written batch.
+func outcomesWritten(os []outcome, err error) {
+	for i := range os {
+		for _, w := range os[i].waiters {
+			if err != nil {
+				w.mu.Lock()
+				w.err = cmp.Or(w.err, err)
+				w.mu.Unlock()
+			}
+			w.wg.Done()
+		}
+	}
+}
+
+// attachResults hands the results whose log's outcome still waits in this admin's
+// outcome queue to that write — one row write instead of two, and no read: such a log
+// is known to be open (its handle_msg is NULL, the trigger wrote no result). Results
+// that start child jobs (success of a job with children) are not attached: they take
+// the guarded one-by-one path, so that only the writer that completed the log fires
+// them. It returns the results left for the database path, and a wait for the writes
+// of the attached ones (their error, if any).
+func (s *Scheduler) attachResults(items []CallbackResult) ([]CallbackResult, func() error) {
+	now := s.clock.Now()
+	w := &resultWait{}
+	rest := items[:0:0]
+	attached := 0
+	for _, it := range items {
+		if it.HandleCode == 0 { // not a result: the database path treats it as upstream does
+			rest = append(rest, it)
+			continue
+		}
+		taken := false
+		if s.logs.amend(it.LogID, func(o *outcome) {
+			if it.HandleCode == 200 && o.children != "" {
+				return
+			}
+			taken = true
+			if o.HandleCode != 0 {
+				return // a result is already attached: the first wins
+			}
+			msg := ""
+			if it.HandleMsg != nil {
+				msg = truncateJava(*it.HandleMsg, HandleMsgMax)
+			}
+			o.HandleTime, o.HandleCode, o.HandleMsg = now, it.HandleCode, msg
+			o.waiters = append(o.waiters, w)
+			w.wg.Add(1)
+			attached++
+		}) && taken {
+			s.metrics.callback()
+			continue
+		}
+		rest = append(rest, it)
+	}
+	return rest, func() error {
+		if attached == 0 {
+			return nil
+		}
+		w.wg.Wait()
+		if w.err == nil {
+			s.metrics.withOutcome.Add(int64(attached))
+		}
+		return w.err
+	}
 }
 
 func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) error {

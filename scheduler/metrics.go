@@ -16,6 +16,7 @@ type metrics struct {
 	triggerErrors atomic.Int64
 	misfires      atomic.Int64
 	callbacks     atomic.Int64
+	withOutcome   atomic.Int64 // results written with their trigger outcome
 	skewSumMs     atomic.Int64
 	skewMaxMs     atomic.Int64
 	skewCount     atomic.Int64
@@ -117,15 +118,19 @@ func (m *metrics) dbError(loop string) { m.prom.dbErrors.WithLabelValues(loop).I
 // Stats is a snapshot of the scheduler's counters.
 type Stats struct {
 	Scans, TriggersOK, TriggersFailed, TriggerErrors, Misfires, Callbacks int64
-	SkewMaxMs                                                             int64
-	SkewAvgMs                                                             float64
+	// CallbacksWithOutcome are results that arrived while their log's trigger outcome
+	// still waited to be written, and were written with it.
+	CallbacksWithOutcome int64
+	SkewMaxMs            int64
+	SkewAvgMs            float64
 }
 
 // Stats returns the counters since start.
 func (s *Scheduler) Stats() Stats {
 	m := &s.metrics
 	st := Stats{Scans: m.scans.Load(), TriggersOK: m.triggersOK.Load(), TriggersFailed: m.triggersFail.Load(),
-		TriggerErrors: m.triggerErrors.Load(), Misfires: m.misfires.Load(), Callbacks: m.callbacks.Load(), SkewMaxMs: m.skewMaxMs.Load()}
+		TriggerErrors: m.triggerErrors.Load(), Misfires: m.misfires.Load(), Callbacks: m.callbacks.Load(), SkewMaxMs: m.skewMaxMs.Load(),
+		CallbacksWithOutcome: m.withOutcome.Load()}
 	if n := m.skewCount.Load(); n > 0 {
 		st.SkewAvgMs = float64(m.skewSumMs.Load()) / float64(n)
 	}

@@ -97,7 +97,7 @@ type Scheduler struct {
 	idle       idleTracker
 	crons      sync.Map // schedule_conf → *cron.Expression
 	jobs       jobCache
-	logs       groupCommit[schema.Log]
+	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]
 	metrics    metrics
 
@@ -149,7 +149,10 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// fire while the outcome is written with the next batch, so one second's fires are
 	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
 	// Each outcome updates its own log row, so two batches may be written at once.
-	s.logs = groupCommit[schema.Log]{max: 500, parallel: 2, write: store.UpdateLogTriggers, posted: s.logPosted, hold: s.quiet}
+	// A callback that arrives while its log's outcome still waits here rides on that
+	// write (see attachResults).
+	s.logs = groupCommit[outcome]{max: 500, parallel: 2, write: s.writeOutcomes, posted: s.logPosted, hold: s.quiet,
+		key: func(o *outcome) int64 { return o.ID }, written: outcomesWritten}
 	// Callback batches of two requests may name the same log (an executor's retry, a
 	// second admin): every result write is guarded by handle_code = 0, so the first
 	// writer wins and children fire once. Two at a time keeps a big backlog from

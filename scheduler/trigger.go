@@ -278,15 +278,15 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 		b.WriteString(msg)
 	}
 
-	outcome := schema.Log{
+	o := outcome{Log: schema.Log{
 		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: b.String(),
 		ExecutorAddress: address, ExecutorHandler: job.ExecutorHandler, ExecutorParam: job.ExecutorParam,
 		ExecutorShardingParam: shardText, ExecutorFailRetryCount: retry,
-	}
+	}, children: job.ChildJobID}
 	if wait {
-		return s.logs.do(ctx, outcome)
+		return s.logs.do(ctx, o)
 	}
-	s.logs.post(s.runCtx, outcome)
+	s.logs.post(s.runCtx, o)
 	return nil
 }
 

@@ -31,6 +31,9 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 		same = same && sameArg(vals[0], vals[i])
 	}
 	if same && len(ids) > 0 {
+		if c, ok := vals[0].(column); ok {
+			return sq.Expr(string(c))
+		}
 		return sq.Expr("?", vals[0])
 	}
 	order := make([]int, len(ids))
@@ -57,6 +60,11 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 		if len(o) <= caseLeaf || mid == len(o) {
 			b.WriteString("CASE id")
 			for _, i := range o {
+				if c, ok := vals[i].(column); ok {
+					b.WriteString(" WHEN ? THEN " + string(c))
+					args = append(args, ids[i])
+					continue
+				}
 				b.WriteString(" WHEN ? THEN ?")
 				args = append(args, ids[i], vals[i])
 			}
@@ -74,6 +82,10 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 	return sq.Expr(b.String(), args...)
 }
 
+// column is a value of caseByID that keeps a row's current value of the named column
+// (a name from this package's code, never from input).
+type column string
+
 // caseLeaf is the most rows a simple CASE of caseByID lists.
 const caseLeaf = 16
 
@@ -90,6 +102,9 @@ func sameArg(a, b any) bool {
 		return ok && x == y
 	case string:
 		y, ok := b.(string)
+		return ok && x == y
+	case column:
+		y, ok := b.(column)
 		return ok && x == y
 	case time.Time:
 		y, ok := b.(time.Time)

@@ -251,16 +251,23 @@ func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
 }
 
 // UpdateLogTriggers records the outcome of many executor calls, in statements of at
-// most MaxBatchRows rows.
+// most MaxBatchRows rows. A log whose HandleCode is not 0 also carries its result
+// (handle_time, handle_code, handle_msg — an executor that answered before the outcome
+// was written), stored in the same statement only while the row has none
+// (handle_code = 0), as CompleteLogs: one row write instead of two.
 func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
-	if len(logs) == 1 {
+	if len(logs) == 1 && logs[0].HandleCode == 0 {
 		return s.UpdateLogTrigger(ctx, logs[0])
 	}
 	return Chunks(len(logs), MaxBatchRows, func(lo, hi int) error {
 		part := logs[lo:hi]
 		ids := make([]int64, len(part))
+		var handled []int64
 		for i, l := range part {
 			ids[i] = l.ID
+			if l.HandleCode != 0 {
+				handled = append(handled, l.ID)
+			}
 		}
 		b := s.sb.Update("xxl_job_log").
 			Set("trigger_time", caseByID(ids, func(i int) any { return nullTime(part[i].TriggerTime) })).
@@ -270,12 +277,31 @@ func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
 			Set("executor_handler", caseByID(ids, func(i int) any { return part[i].ExecutorHandler })).
 			Set("executor_param", caseByID(ids, func(i int) any { return part[i].ExecutorParam })).
 			Set("executor_sharding_param", caseByID(ids, func(i int) any { return nullStr(part[i].ExecutorShardingParam) })).
-			Set("executor_fail_retry_count", caseByID(ids, func(i int) any { return part[i].ExecutorFailRetryCount })).
-			Where(sq.Eq{"id": ids})
-		if _, err := s.exec(ctx, b); err != nil {
+			Set("executor_fail_retry_count", caseByID(ids, func(i int) any { return part[i].ExecutorFailRetryCount }))
+		if len(handled) > 0 {
+			// handle_code last: MySQL evaluates the assignments in order, each seeing
+			// the ones before it (SQLite: all see the old row; both are fine here).
+			result := func(col string, v func(l Log) any) sq.Sqlizer {
+				val := caseByID(ids, func(i int) any {
+					if part[i].HandleCode == 0 {
+						return column(col)
+					}
+					return v(part[i])
+				})
+				q, args, _ := val.ToSql()
+				return sq.Expr("CASE WHEN handle_code = 0 THEN "+q+" ELSE "+col+" END", args...)
+			}
+			b = b.Set("handle_time", result("handle_time", func(l Log) any { return l.HandleTime })).
+				Set("handle_msg", result("handle_msg", func(l Log) any { return l.HandleMsg })).
+				Set("handle_code", result("handle_code", func(l Log) any { return l.HandleCode }))
+		}
+		if _, err := s.exec(ctx, b.Where(sq.Eq{"id": ids})); err != nil {
 			return fmt.Errorf("update trigger info of %d logs: %w", len(part), err)
 		}
 		s.logsChanged(ctx, logTriggerChanged, ids...)
+		if len(handled) > 0 {
+			s.logsChanged(ctx, logHandleChanged, handled...)
+		}
 		return nil
 	})
 }

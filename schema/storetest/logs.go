@@ -171,6 +171,46 @@ func runLogs(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, (n+1)/2, total)
 	})
+	// An outcome may carry its result (the executor answered before the outcome was
+	// written): stored in the same statement, only on rows without a result; rows
+	// without one keep theirs.
+	t.Run("OutcomeWithResult", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		at := b.at("2024-05-01 10:00:00")
+		handled := at.Add(2 * time.Second)
+		withResult := b.log(t, 1, 1, at, 0, 0)
+		failed := b.log(t, 1, 1, at, 0, 0)
+		noResult := b.log(t, 1, 1, at, 0, 0)
+		already := b.log(t, 1, 1, at, 0, 0)
+		require.NoError(t, b.st.CompleteLogs(b.ctx, at.Add(time.Second), []schema.HandleUpdate{{ID: already, Code: 500, Msg: "first"}}))
+		out := func(id int64, code int, msg string) schema.Log {
+			l := schema.Log{ID: id, TriggerTime: at, TriggerCode: 200, TriggerMsg: "sent", ExecutorAddress: "http://e:1", ExecutorHandler: "h"}
+			if code != 0 {
+				l.HandleTime, l.HandleCode, l.HandleMsg = handled, code, msg
+			}
+			return l
+		}
+		for _, logs := range [][]schema.Log{
+			{out(withResult, 200, ""), out(failed, 502, "timeout"), out(noResult, 0, ""), out(already, 200, "second")},
+			{out(withResult, 500, "again")}, // a single row takes the same path
+		} {
+			require.NoError(t, b.st.UpdateLogTriggers(b.ctx, logs))
+		}
+		for id, want := range map[int64][]any{
+			withResult: {200, "sent", 200, "", false, true},
+			failed:     {200, "sent", 502, "timeout", false, true},
+			noResult:   {200, "sent", 0, "", true, false},
+			already:    {200, "sent", 500, "first", false, true},
+		} {
+			l, err := b.st.LoadLog(b.ctx, id)
+			require.NoError(t, err)
+			require.Equal(t, want, []any{l.TriggerCode, l.TriggerMsg, l.HandleCode, l.HandleMsg, l.HandleMsgNull, !l.HandleTime.IsZero()}, "log %d", id)
+		}
+		l, err := b.st.LoadLog(b.ctx, withResult)
+		require.NoError(t, err)
+		b.requireTime(t, handled, l.HandleTime)
+	})
 	// Batch updates find each row's value by a binary search on id (schema.caseByID):
 	// ids out of order, values shared by all rows, by some, or by none, NULLs, and a
 	// repeated id (the first value wins, as upstream's one-by-one updates leave the
