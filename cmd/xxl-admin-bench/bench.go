@@ -466,7 +466,7 @@ func writeHeapProfile(path string) error {
 func diffStats(a, b scheduler.Stats) scheduler.Stats {
 	return scheduler.Stats{Scans: b.Scans - a.Scans, TriggersOK: b.TriggersOK - a.TriggersOK, TriggersFailed: b.TriggersFailed - a.TriggersFailed,
 		TriggerErrors: b.TriggerErrors - a.TriggerErrors, Misfires: b.Misfires - a.Misfires, Callbacks: b.Callbacks - a.Callbacks,
-		SkewMaxMs: b.SkewMaxMs, SkewAvgMs: b.SkewAvgMs}
+		CallbacksWithOutcome: b.CallbacksWithOutcome - a.CallbacksWithOutcome, SkewMaxMs: b.SkewMaxMs, SkewAvgMs: b.SkewAvgMs}
 }
 
 func joinComma(l []string) string {
@@ -523,8 +523,9 @@ func printResult(w io.Writer, r *Result) {
 			x.Planned, x.Missed, x.Duplicates, x.Redelivered, x.MisfireEvents)
 		fmt.Fprintf(w, "  consistency: accepted but not received %d, accepted without result %d, result not success %d, receipts without log %d\n",
 			x.NotReceived, x.NoCallback, x.HandleFailed, x.UnknownReceipts)
-		fmt.Fprintf(w, "  triggers/s %.0f, results stored/s %.0f, acknowledged/s %.0f (callback requests failed %d); idle %.1f s after the window\n",
-			x.TriggersPerSec, x.CallbacksPerSec, x.CallbacksAckedPerSec, x.CallbackErrors, x.DrainSeconds)
+		fmt.Fprintf(w, "  triggers/s %.0f, results stored/s %.0f (%.0f%% with their outcome), acknowledged/s %.0f (callback requests failed %d); idle %.1f s after the window\n",
+			x.TriggersPerSec, x.CallbacksPerSec, 100*float64(x.SchedulerStats.CallbacksWithOutcome)/float64(max(x.SchedulerStats.Callbacks, 1)),
+			x.CallbacksAckedPerSec, x.CallbackErrors, x.DrainSeconds)
 		fmt.Fprintf(w, "  skew ms (dispatch − planned): p50 %d, p95 %d, p99 %d, max %d (n=%d; lower bound p99 %d)\n",
 			x.Skew.P50, x.Skew.P95, x.Skew.P99, x.Skew.Max, x.Skew.N, x.SkewLower.P99)
 		if worst := worstSeconds(x.BySecond, 3); len(worst) > 0 {
