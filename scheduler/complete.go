@@ -54,7 +54,6 @@ func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) e
 	for range all - len(items) {
 		s.metrics.callback() // received; dropped as a repeat
 	}
-
 	n := (len(items) + schema.MaxBatchRows - 1) / schema.MaxBatchRows
 	if n <= 1 {
 		return s.completeChunk(ctx, items)

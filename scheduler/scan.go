@@ -270,7 +270,9 @@ func (s *Scheduler) ringLoop() {
 		}
 		for _, r := range reqs {
 			r.burst = true
-			s.Submit(r)
+			if !s.Submit(r) {
+				s.burstSent() // refused (stopping): it will not be sent
+			}
 		}
 		// Fires a scan pushed for this second while it was being prepared.
 		s.RingTick(time.UnixMilli(boundaryMs))
