@@ -34,17 +34,14 @@ type groupCommit[T any] struct {
 	active int          // flushes running
 }
 
-// amend calls f on the queued item with key k and reports true, or reports false when
-// no such item waits (never queued, or already being written). f runs under the
+// amend calls f on the queued item with key k and reports what f reports, or false
+// when no such item waits (never queued, or already being written). f runs under the
 // queue's lock: it must be quick.
-func (g *groupCommit[T]) amend(k int64, f func(*T)) bool {
+func (g *groupCommit[T]) amend(k int64, f func(*T) bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	it, ok := g.queued[k]
-	if ok {
-		f(it)
-	}
-	return ok
+	return ok && f(it)
 }
 
 // enqueue queues p and reports whether the caller should run a flush now (and counts

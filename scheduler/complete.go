@@ -27,12 +27,7 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	if len(items) == 0 {
 		return nil
 	}
-	all := len(items)
-	items = firstResultPerLog(items)
-	for range all - len(items) {
-		s.metrics.callback() // received; dropped as a repeat
-	}
-	items, attached := s.attachResults(items)
+	items, attached := s.attachResults(s.dropRepeats(items))
 	var err error
 	if len(items) > 0 {
 		err = s.results.do(ctx, items...)
@@ -49,11 +44,7 @@ func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) e
 	// executor gives up on a request after 3 s and sends it all again 30 s later. The
 	// chunks are stored concurrently; the first result of a log wins, as upstream's
 	// one-by-one processing, so duplicates are dropped before the chunks part.
-	all := len(items)
-	items = firstResultPerLog(items)
-	for range all - len(items) {
-		s.metrics.callback() // received; dropped as a repeat
-	}
+	items = s.dropRepeats(items) // repeats across the requests of this batch
 	n := (len(items) + schema.MaxBatchRows - 1) / schema.MaxBatchRows
 	if n <= 1 {
 		return s.completeChunk(ctx, items)
@@ -85,6 +76,16 @@ func (s *Scheduler) completeBatch(ctx context.Context, items []CallbackResult) e
 // to overlap the round trips, few enough to leave connections for the scan and the
 // trigger outcomes.
 const callbackParallel = 3
+
+// dropRepeats keeps the first result for each log id and counts the others as
+// received.
+func (s *Scheduler) dropRepeats(items []CallbackResult) []CallbackResult {
+	kept := firstResultPerLog(items)
+	for range len(items) - len(kept) {
+		s.metrics.callback()
+	}
+	return kept
+}
 
 // firstResultPerLog keeps the first result for each log id, in order.
 func firstResultPerLog(items []CallbackResult) []CallbackResult {
@@ -157,14 +158,12 @@ func (s *Scheduler) attachResults(items []CallbackResult) ([]CallbackResult, fun
 			rest = append(rest, it)
 			continue
 		}
-		taken := false
-		if s.logs.amend(it.LogID, func(o *outcome) {
+		if s.logs.amend(it.LogID, func(o *outcome) bool {
 			if it.HandleCode == 200 && o.children != "" {
-				return
+				return false
 			}
-			taken = true
 			if o.HandleCode != 0 {
-				return // a result is already attached: the first wins
+				return true // a result is already attached: the first wins
 			}
 			msg := ""
 			if it.HandleMsg != nil {
@@ -174,7 +173,8 @@ func (s *Scheduler) attachResults(items []CallbackResult) ([]CallbackResult, fun
 			o.waiters = append(o.waiters, w)
 			w.wg.Add(1)
 			attached++
-		}) && taken {
+			return true
+		}) {
 			s.metrics.callback()
 			continue
 		}

@@ -30,11 +30,20 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 		vals[i] = val(i)
 		same = same && sameArg(vals[0], vals[i])
 	}
-	if same && len(ids) > 0 {
-		if c, ok := vals[0].(column); ok {
-			return sq.Expr(string(c))
+	var b strings.Builder
+	args := make([]any, 0, 2*len(ids)+len(ids)/caseLeaf)
+	// then writes a value: a placeholder, or the name of a kept column.
+	then := func(v any) {
+		if c, ok := v.(column); ok {
+			b.WriteString(string(c))
+			return
 		}
-		return sq.Expr("?", vals[0])
+		b.WriteByte('?')
+		args = append(args, v)
+	}
+	if same && len(ids) > 0 {
+		then(vals[0])
+		return sq.Expr(b.String(), args...)
 	}
 	order := make([]int, len(ids))
 	for i := range order {
@@ -43,9 +52,7 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 	if !slices.IsSorted(ids) {
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
 	}
-	var b strings.Builder
 	b.Grow(40 + 16*len(ids))
-	args := make([]any, 0, 2*len(ids)+len(ids)/caseLeaf)
 	var build func(o []int)
 	build = func(o []int) {
 		// Split in the middle, at the start of a run of equal ids (or after it, when it
@@ -60,13 +67,9 @@ func caseByID[K int | int64](ids []K, val func(i int) any) sq.Sqlizer {
 		if len(o) <= caseLeaf || mid == len(o) {
 			b.WriteString("CASE id")
 			for _, i := range o {
-				if c, ok := vals[i].(column); ok {
-					b.WriteString(" WHEN ? THEN " + string(c))
-					args = append(args, ids[i])
-					continue
-				}
-				b.WriteString(" WHEN ? THEN ?")
-				args = append(args, ids[i], vals[i])
+				b.WriteString(" WHEN ? THEN ")
+				args = append(args, ids[i])
+				then(vals[i])
 			}
 			b.WriteString(" END")
 			return

@@ -47,24 +47,22 @@ func runJobs(t *testing.T, setup setupFunc) {
 		b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 0, 1000 }) // stopped
 		due2 := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 5000 })
 		due3 := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 2000 })
-		jobs, err := b.st.ScheduleJobs(b.ctx, 5000, 10)
-		require.NoError(t, err)
-		var ids []int
-		for _, j := range jobs {
-			ids = append(ids, j.ID)
+		read := func(limit int) []int {
+			t.Helper()
+			jobs, err := b.st.ScheduleJobs(b.ctx, 5000, limit)
+			require.NoError(t, err)
+			var ids []int
+			for _, j := range jobs {
+				ids = append(ids, j.ID)
+			}
+			return ids
 		}
-		require.Equal(t, []int{due1, due3, due2}, ids, "running jobs due at or before the bound, soonest first")
+		require.Equal(t, []int{due1, due3, due2}, read(10), "running jobs due at or before the bound, soonest first")
 		// More due than one scan reads: the soonest are read, not the lowest ids (upstream
 		// orders by id, so the jobs past the first preReadCount ids starve under load).
 		late := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 500 })
 		tie := b.job(t, 1, func(j *schema.Job) { j.TriggerStatus, j.TriggerNextTime = 1, 1000 })
-		jobs, err = b.st.ScheduleJobs(b.ctx, 5000, 3)
-		require.NoError(t, err)
-		ids = ids[:0]
-		for _, j := range jobs {
-			ids = append(ids, j.ID)
-		}
-		require.Equal(t, []int{late, due1, tie}, ids, "soonest first, then by id")
+		require.Equal(t, []int{late, due1, tie}, read(3), "soonest first, then by id")
 	})
 	t.Run("UpdateSchedules", func(t *testing.T) {
 		t.Parallel()
