@@ -142,23 +142,22 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 // deletes logs past the retention once a day (scheduler.md §12).
 func (s *Scheduler) ReportOnce(ctx context.Context, lastClean *time.Time) error {
 	now := s.clock.Now().In(s.loc)
-	for i := 0; i < 3; i++ {
-		d := now.AddDate(0, 0, -i)
-		from := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, s.loc)
-		to := from.AddDate(0, 0, 1).Add(-time.Millisecond)
-		total, running, suc, err := s.store.DayCounts(ctx, from, to)
-		if err != nil {
-			return err
-		}
-		if err := s.store.SaveLogReport(ctx, schema.LogReport{TriggerDay: from, RunningCount: running,
-			SucCount: suc, FailCount: total - running - suc, UpdateTime: now}); err != nil {
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, s.loc)
+	days := []time.Time{today.AddDate(0, 0, -2), today.AddDate(0, 0, -1), today}
+	counts, err := s.store.ReportCounts(ctx, days, today.AddDate(0, 0, 1).Add(-time.Millisecond), now)
+	if err != nil {
+		return err
+	}
+	for i := len(counts) - 1; i >= 0; i-- { // today first, as upstream
+		c := counts[i]
+		if err := s.store.SaveLogReport(ctx, schema.LogReport{TriggerDay: c.Day, RunningCount: c.Running,
+			SucCount: c.Suc, FailCount: c.Total - c.Running - c.Suc, UpdateTime: now}); err != nil {
 			return err
 		}
 	}
 	if s.cfg.LogRetentionDays < 3 || (!lastClean.IsZero() && now.Sub(*lastClean) < 24*time.Hour) {
 		return nil
 	}
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, s.loc)
 	n, err := s.store.ClearLogs(ctx, schema.ClearFilter{Before: today.AddDate(0, 0, -s.cfg.LogRetentionDays)})
 	if err != nil {
 		return err

@@ -48,9 +48,10 @@ const logCountMax = 256
 type logChangeKind uint8
 
 const (
-	logRowsDeleted    logChangeKind = iota + 1 // rows are gone
-	logTriggerChanged                          // trigger_time or trigger_code changed
-	logHandleChanged                           // handle_code changed
+	logRowsDeleted       logChangeKind = iota + 1 // rows are gone
+	logTriggerChanged                             // trigger_time or trigger_code changed
+	logHandleChanged                              // handle_code changed (a first result)
+	logHandleOverwritten                          // handle_code changed on a row that may have had a result
 )
 
 type logCountKey struct {
@@ -88,7 +89,7 @@ func (k logCountKey) affectedBy(kind logChangeKind, minID, upTo int64) bool {
 	switch kind {
 	case logTriggerChanged:
 		return (k.status != LogStatusAll || k.from != 0 || k.to != 0) && minID <= upTo
-	case logHandleChanged:
+	case logHandleChanged, logHandleOverwritten:
 		return k.status != LogStatusAll && minID <= upTo
 	}
 	return true
@@ -213,8 +214,12 @@ func (s *Store) SetLogCountTTL(d time.Duration) {
 // between the two cannot be kept.
 func (s *Store) logsChanged(ctx context.Context, kind logChangeKind, ids ...int64) {
 	s.logCounts.changed(kind, ids)
+	s.reportCounts.changed(kind)
 	ids = slices.Clone(ids)
-	afterCommit(ctx, func() { s.logCounts.changed(kind, ids) })
+	afterCommit(ctx, func() {
+		s.logCounts.changed(kind, ids)
+		s.reportCounts.changed(kind)
+	})
 }
 
 // countLogs is the total of the log list for a filter (see the top of this file).

@@ -92,7 +92,8 @@ type Store struct {
 	logCols []string
 	grpCols []string
 
-	logCounts *logCounts // kept totals of the console's log list
+	logCounts    *logCounts    // kept totals of the console's log list
+	reportCounts *reportCounts // kept day counts of the report (logreport.go)
 
 	consecutiveOnce sync.Once
 	consecutive     bool
@@ -103,7 +104,8 @@ type Store struct {
 
 // NewStore returns a Store for a database whose layout is already known.
 func NewStore(db *sql.DB, d Dialect, layout Layout) *Store {
-	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder()), logCounts: newLogCounts()}
+	s := &Store{db: db, d: d, layout: layout, sb: sq.StatementBuilder.PlaceholderFormat(d.Placeholder()), logCounts: newLogCounts(),
+		reportCounts: newReportCounts()}
 	s.jobCols = []string{"id", "job_group", layout.JobDescCol, "add_time", "update_time", "author", "alarm_email",
 		"schedule_type", "schedule_conf", "misfire_strategy", "executor_route_strategy", "executor_handler",
 		"executor_param", "executor_block_strategy", "executor_timeout", "executor_fail_retry_count",

@@ -377,6 +377,6 @@ func (s *Store) OverwriteResult(ctx context.Context, id int64, at time.Time, cod
 		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id})); err != nil {
 		return fmt.Errorf("overwrite result of log %d: %w", id, err)
 	}
-	s.logsChanged(ctx, logHandleChanged, id)
+	s.logsChanged(ctx, logHandleOverwritten, id)
 	return nil
 }

@@ -33,6 +33,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Group", func(t *testing.T) { t.Parallel(); runGroups(t, setup) })
 	t.Run("Job", func(t *testing.T) { t.Parallel(); runJobs(t, setup) })
 	t.Run("Log", func(t *testing.T) { t.Parallel(); runLogs(t, setup) })
+	t.Run("Report", func(t *testing.T) { t.Parallel(); runReport(t, setup) })
 	t.Run("Claim", func(t *testing.T) { t.Parallel(); runClaims(t, setup) })
 	t.Run("Registry", func(t *testing.T) { t.Parallel(); runRegistry(t, setup) })
 	t.Run("User", func(t *testing.T) { t.Parallel(); runUsers(t, setup) })
