@@ -30,12 +30,13 @@ import (
 //     is announced by this Store (logsChanged) and makes the next pass count from the
 //     start, as does a pass every reportFullEvery, which bounds how long changes by
 //     other processes to finished rows can go unseen;
-//   - counting walks ids in chunks of reportChunk rows, each chunk in its own short
-//     transaction (a consistent read of its counts and open ids), and rests as long as
-//     each chunk took, so the database never spends more than half a core on it.
+//   - counting walks ids in chunks of reportChunk ids, each chunk in its own short
+//     transaction (one read of its rows, plus index reads of its open ids when there
+//     are any), and rests as long as each chunk took, so the report never keeps more
+//     than half a core of the database busy.
 
 const (
-	reportChunk      = 5000
+	reportChunk      = 10000
 	reportBand       = 10000
 	reportFailWatch  = 10 * time.Minute
 	reportFullEvery  = time.Hour
@@ -241,22 +242,17 @@ func (c *reportCounts) rest(ctx context.Context, took time.Duration) error {
 	}
 }
 
-// freezeLogs counts the rows with ids in [cut, upTo) into the kept days, in chunks,
-// and moves the cut.
+// freezeLogs counts the rows with ids in [cut, upTo) into the kept days, a chunk of ids
+// at a time, and moves the cut. Per chunk one read of its rows counts them by day; the
+// rows without a result (read through I_handle_code) and those triggered after the
+// window (through I_trigger_time) are listed only when the counts say there are some,
+// in the same transaction so that the three reads see the same rows.
 func (s *Store) freezeLogs(ctx context.Context, w reportWindow, upTo int64, now time.Time) error {
 	c := s.reportCounts
 	for c.cut < upTo {
 		start := time.Now()
-		hi := upTo
-		next, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").Where(sq.GtOrEq{"id": c.cut}).
-			OrderBy("id ASC").Limit(1).Offset(uint64(c.chunk))))
-		if err != nil {
-			return fmt.Errorf("report chunk: %w", err)
-		}
-		if len(next) > 0 && next[0] < hi {
-			hi = next[0]
-		}
-		type tally struct{ i, total, suc int }
+		lo, hi := c.cut, min(c.cut+int64(c.chunk), upTo)
+		type tally struct{ i, total, suc, open int }
 		var tallies []tally
 		type open struct {
 			id      int64
@@ -264,47 +260,66 @@ func (s *Store) freezeLogs(ctx context.Context, w reportWindow, upTo int64, now 
 			running bool
 		}
 		var opens []open
-		err = s.InTx(ctx, func(ctx context.Context) error {
-			ids := sq.And{sq.GtOrEq{"id": c.cut}, sq.Lt{"id": hi}, w.where()}
-			rows, err := s.query(ctx, s.sb.Select().Column(w.dayCase(false)).Columns("COUNT(handle_code)",
-				"COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0)").
+		err := s.InTx(ctx, func(ctx context.Context) error {
+			ids := sq.And{sq.GtOrEq{"id": lo}, sq.Lt{"id": hi}}
+			rows, err := s.query(ctx, s.sb.Select().Column(w.dayCase(true)).Columns("COUNT(handle_code)",
+				"COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0)",
+				"COALESCE(SUM(CASE WHEN handle_code = 0 THEN 1 ELSE 0 END), 0)").
 				From("xxl_job_log").Where(ids).GroupBy("1"))
 			if err != nil {
 				return err
 			}
+			var anyOpen, anyFuture bool
 			for rows.Next() {
 				var t tally
-				if err := rows.Scan(&t.i, &t.total, &t.suc); err != nil {
+				if err := rows.Scan(&t.i, &t.total, &t.suc, &t.open); err != nil {
 					rows.Close()
 					return err
 				}
 				tallies = append(tallies, t)
+				anyOpen = anyOpen || t.i >= 0 && t.open > 0
+				anyFuture = anyFuture || t.i == -2
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
 				return err
 			}
-			// The rows without a result, and those triggered after the window.
-			rows, err = s.query(ctx, s.sb.Select("id").Column(w.dayCase(true)).Column("CASE WHEN trigger_code IN (0, 200) THEN 1 ELSE 0 END").
-				From("xxl_job_log").Where(sq.GtOrEq{"id": c.cut}).Where(sq.Lt{"id": hi}).
-				Where(sq.Or{sq.And{w.where(), sq.Eq{"handle_code": 0}}, sq.Gt{"trigger_time": w.end}}))
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var o open
-				if err := rows.Scan(&o.id, &o.i, &o.running); err != nil {
+			list := func(where sq.Sqlizer) error {
+				rows, err := s.query(ctx, s.sb.Select("id").Column(w.dayCase(true)).
+					Column("CASE WHEN trigger_code IN (0, 200) THEN 1 ELSE 0 END").
+					From("xxl_job_log").Where(ids).Where(where))
+				if err != nil {
 					return err
 				}
-				opens = append(opens, o)
+				defer rows.Close()
+				for rows.Next() {
+					var o open
+					if err := rows.Scan(&o.id, &o.i, &o.running); err != nil {
+						return err
+					}
+					if o.i != -1 {
+						opens = append(opens, o)
+					}
+				}
+				return rows.Err()
 			}
-			return rows.Err()
+			if anyOpen {
+				if err := list(sq.And{sq.Eq{"handle_code": 0}, w.where()}); err != nil {
+					return err
+				}
+			}
+			if anyFuture {
+				return list(sq.Gt{"trigger_time": w.end})
+			}
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("count report chunk: %w", err)
 		}
 		for _, t := range tallies {
+			if t.i < 0 {
+				continue
+			}
 			d := c.days[w.days[t.i].Unix()]
 			d.total += t.total
 			d.suc += t.suc
@@ -321,6 +336,18 @@ func (s *Store) freezeLogs(ctx context.Context, w reportWindow, upTo int64, now 
 			c.open[o.id] = openLog{day: k, running: o.running, seen: now}
 		}
 		c.cut = hi
+		if len(tallies) == 0 && hi < upTo {
+			// No rows in the chunk: skip the gap to the next id.
+			var next sql.NullInt64
+			q, args, _ := s.sb.Select("MIN(id)").From("xxl_job_log").Where(sq.GtOrEq{"id": hi}).ToSql()
+			if err := s.q(ctx).QueryRowContext(ctx, q, args...).Scan(&next); err != nil {
+				return fmt.Errorf("report chunk: %w", err)
+			}
+			c.cut = upTo
+			if next.Valid && next.Int64 < upTo {
+				c.cut = next.Int64
+			}
+		}
 		if err := c.rest(ctx, time.Since(start)); err != nil {
 			return err
 		}
