@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -110,6 +111,27 @@ type outcome struct {
 	schema.Log
 	children string        // the job's child_jobid when it was triggered
 	waiters  []*resultWait // callbacks whose results ride on this write
+	// With msgSplit, the trigger message is TriggerMsg, then the group's address list
+	// msgAddrs as Java prints a list, then msgTail (see triggerMsg).
+	msgSplit bool
+	msgAddrs string
+	msgTail  string
+}
+
+// triggerMsg is the whole trigger message of o; lists caches the printed address
+// lists of one write.
+func (o *outcome) triggerMsg(lists map[string]string) string {
+	if !o.msgSplit {
+		return o.TriggerMsg
+	}
+	list, ok := lists[o.msgAddrs]
+	if !ok {
+		var b strings.Builder
+		writeJavaList(&b, route.SplitAddressList(o.msgAddrs))
+		list = b.String()
+		lists[o.msgAddrs] = list
+	}
+	return o.TriggerMsg + list + o.msgTail
 }
 
 // resultWait is one callback batch waiting for the outcome writes its results joined.
@@ -121,8 +143,10 @@ type resultWait struct {
 
 func (s *Scheduler) writeOutcomes(ctx context.Context, os []outcome) error {
 	logs := make([]schema.Log, len(os))
+	lists := map[string]string{}
 	for i := range os {
 		logs[i] = os[i].Log
+		logs[i].TriggerMsg = os[i].triggerMsg(lists)
 	}
 	return s.store.UpdateLogTriggers(ctx, logs)
 }

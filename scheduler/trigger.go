@@ -258,7 +258,12 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	w("<br>", s.msgs.T("jobconf_trigger_admin_adress"), "：", s.adminIP)
 	w("<br>", s.msgs.T("jobconf_trigger_exe_regtype"), "：", s.msgs.T(addressTypeKeys[min(max(group.AddressType, 0), 1)]))
 	w("<br>", s.msgs.T("jobconf_trigger_exe_regaddress"), "：")
-	writeJavaList(&b, addrs)
+	// The address list goes between head and tail when the outcome is written: with
+	// hundreds of executors it is most of the message, and a backlog of outcomes
+	// would hold a copy per trigger (outcome.msgAddrs shares the group's string).
+	head := b.String()
+	b = strings.Builder{}
+	b.Grow(256)
 	w("<br>", s.msgs.T("jobinfo_field_executorRouteStrategy"), "：", route.Title(job.ExecutorRouteStrategy, string(s.msgs.Lang)))
 	if broadcast {
 		w("(", shardText, ")")
@@ -279,10 +284,10 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	}
 
 	o := outcome{Log: schema.Log{
-		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: b.String(),
+		ID: logID, TriggerTime: triggerTime, TriggerCode: code, TriggerMsg: head,
 		ExecutorAddress: address, ExecutorHandler: job.ExecutorHandler, ExecutorParam: job.ExecutorParam,
 		ExecutorShardingParam: shardText, ExecutorFailRetryCount: retry,
-	}, children: job.ChildJobID}
+	}, children: job.ChildJobID, msgAddrs: group.AddressList, msgTail: b.String(), msgSplit: true}
 	if wait {
 		return s.logs.do(ctx, o)
 	}

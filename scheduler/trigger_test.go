@@ -103,6 +103,9 @@ func TestRouteStrategiesAcrossExecutors(t *testing.T) {
 		var got []string
 		for _, l := range b.logs(t, id) {
 			require.Equal(t, 200, l.TriggerCode, "%s: %s", strategy, l.TriggerMsg)
+			// The registry list as Java's List.toString prints it, between its neighbours
+			// (it is joined to the message only when the outcome is written).
+			require.Contains(t, l.TriggerMsg, "<br>Execotor-Registry Address：["+strings.Join(addrs, ", ")+"]<br>Route Strategy：", strategy)
 			got = append(got, l.ExecutorAddress)
 		}
 		return got
