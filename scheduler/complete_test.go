@@ -96,6 +96,39 @@ func TestLostJobMonitor(t *testing.T) {
 	require.Equal(t, 0, get(young).HandleCode)
 }
 
+// The lost monitor reads from the fail monitor's watermark (the failed triggers below it
+// keep handle_code = 0 and were read every minute) and from the start every 10 minutes.
+func TestLostJobMonitorFromWatermark(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	mk := func(trigger, handle int) int64 {
+		id, err := b.store.InsertLog(ctx, 1, 1, t0.Add(-11*time.Minute))
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=?, handle_code=?, executor_address='http://10.9.9.9:9999/' WHERE id=?", trigger, handle, id)
+		return id
+	}
+	get := func(id int64) int { l, err := b.store.LoadLog(ctx, id); require.NoError(t, err); return l.HandleCode }
+	mk(500, 0)
+	done := mk(200, 200)
+	gone := mk(200, 0)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx)) // the mark: gone, the first unfinished
+	require.NoError(t, b.sched.LostMonitorOnce(ctx))
+	require.Equal(t, 500, get(gone))
+	require.NoError(t, b.sched.FailMonitorOnce(ctx)) // gone is final: the mark moves past it
+
+	// A row below the mark that another process made running again is not read each
+	// minute, only by the full pass; a new lost run above the mark is found at once.
+	b.db.Exec(t, "UPDATE xxl_job_log SET handle_code=0 WHERE id=?", done)
+	gone2 := mk(200, 0)
+	require.NoError(t, b.sched.LostMonitorOnce(ctx))
+	require.Equal(t, 500, get(gone2))
+	require.Equal(t, 0, get(done), "below the mark until the full pass")
+	b.clock.Advance(10 * time.Minute)
+	require.NoError(t, b.sched.LostMonitorOnce(ctx))
+	require.Equal(t, 500, get(done), "found by the full pass")
+}
+
 // scheduler.md §9.5: kill calls the address stored in the log and records the result;
 // a log whose trigger failed cannot be killed.
 func TestKillUsesStoredAddress(t *testing.T) {

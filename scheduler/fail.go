@@ -38,7 +38,7 @@ func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 	if now.Sub(s.failFull) >= failFullPassEvery {
 		from = 0
 	}
-	next, ok, err := s.store.FirstUnfinishedLogID(ctx)
+	next, ok, err := s.store.FirstUnfinishedLogID(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -74,6 +74,7 @@ func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 			s.failFull = now
 		}
 		s.failFrom = max(from, next)
+		s.finishedBelow.Store(s.failFrom)
 	}
 	return nil
 }

@@ -123,8 +123,18 @@ func (s *Scheduler) RegistryRemove(ctx context.Context, group, key, value string
 }
 
 // LostMonitorOnce fails running logs older than 10 minutes whose executor is gone.
+// It reads from the fail monitor's watermark on (every log below it is final, and the
+// failed triggers below it, which also have handle_code = 0, are not read again each
+// minute), and from the table's start every failFullPassEvery, as the fail monitor.
 func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
-	ids, err := s.store.FindLostLogIDs(ctx, s.clock.Now().Add(-10*time.Minute), 1000)
+	s.lostMu.Lock() // one pass at a time
+	defer s.lostMu.Unlock()
+	now := s.clock.Now()
+	from := s.finishedBelow.Load()
+	if now.Sub(s.lostFull) >= failFullPassEvery {
+		from, s.lostFull = 0, now
+	}
+	ids, err := s.store.FindLostLogIDs(ctx, now.Add(-10*time.Minute), from, 1000)
 	if err != nil {
 		return err
 	}

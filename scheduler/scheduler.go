@@ -83,6 +83,11 @@ type Scheduler struct {
 	failMu   sync.Mutex
 	failFrom int64
 	failFull time.Time
+	// finishedBelow is failFrom for the lost monitor: every log below it is final.
+	// lostFull is when the lost monitor last read from the table's start (lostMu).
+	finishedBelow atomic.Int64
+	lostMu        sync.Mutex
+	lostFull      time.Time
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64

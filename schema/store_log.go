@@ -92,12 +92,12 @@ func (s *Store) SetHandleMsg(ctx context.Context, id int64, msg string) error {
 	return nil
 }
 
-// FindLostLogIDs returns running logs triggered at or before `before` whose executor
+// FindLostLogIDs returns running logs with id >= fromID triggered at or before `before` whose executor
 // address has no registry row at all (scheduler.md §9.4).
-func (s *Store) FindLostLogIDs(ctx context.Context, before time.Time, limit int) ([]int64, error) {
+func (s *Store) FindLostLogIDs(ctx context.Context, before time.Time, fromID int64, limit int) ([]int64, error) {
 	ids, err := ids64(s.query(ctx, s.sb.Select("t.id").From("xxl_job_log t").
 		LeftJoin("xxl_job_registry t2 ON t.executor_address = t2.registry_value").
-		Where(sq.Eq{"t.trigger_code": 200, "t.handle_code": 0}).Where(sq.LtOrEq{"t.trigger_time": before}).
+		Where(sq.Eq{"t.trigger_code": 200, "t.handle_code": 0}).Where(sq.GtOrEq{"t.id": fromID}).Where(sq.LtOrEq{"t.trigger_time": before}).
 		Where("t2.id IS NULL").OrderBy("t.id ASC").Limit(uint64(limit))))
 	if err != nil {
 		return nil, fmt.Errorf("find lost logs: %w", err)
@@ -117,12 +117,14 @@ func (s *Store) FindFailedLogIDs(ctx context.Context, fromID int64, limit int) (
 	return ids, nil
 }
 
-// FirstUnfinishedLogID returns the smallest id of a log that may still get a result
-// or fail (handle_code = 0 and the trigger not failed), or ok false when there is
-// none: every log below it is final. The I_handle_code index serves it in id order.
-func (s *Store) FirstUnfinishedLogID(ctx context.Context) (id int64, ok bool, err error) {
+// FirstUnfinishedLogID returns the smallest id >= fromID of a log that may still get a
+// result or fail (handle_code = 0 and the trigger not failed), or ok false when there
+// is none: every log from fromID below it is final. The I_handle_code index serves it
+// in id order; fromID skips the failed triggers below it, which also have
+// handle_code = 0.
+func (s *Store) FirstUnfinishedLogID(ctx context.Context, fromID int64) (id int64, ok bool, err error) {
 	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
-		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).OrderBy("id ASC").Limit(1)))
+		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).Where(sq.GtOrEq{"id": fromID}).OrderBy("id ASC").Limit(1)))
 	if err != nil {
 		return 0, false, fmt.Errorf("first unfinished log: %w", err)
 	}
