@@ -46,6 +46,8 @@ type bundleOpts struct {
 	proxy bool
 	// shareDB runs a second admin on another bundle's database.
 	shareDB *testBundle
+	// failSweepChunk sets Config.FailSweepChunk.
+	failSweepChunk int
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -90,6 +92,7 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	log := slog.New(logs)
 	sched := scheduler.New(scheduler.Config{
 		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: mailer,
+		FailSweepChunk: o.failSweepChunk,
 	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
 	t.Cleanup(func() { sched.Stop(context.Background()) })
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -16,9 +17,12 @@ type Mailer interface {
 	Send(ctx context.Context, to, subject, htmlBody string) error
 }
 
-// failFullPassEvery is how often the fail monitor reads the whole log table again
-// instead of starting at its watermark (see FailMonitorOnce).
+// failFullPassEvery is how often the fail monitor sweeps the whole table instead of
+// starting at its watermark (see FailMonitorOnce); the lost monitor follows it.
 const failFullPassEvery = 10 * time.Minute
+
+// failSweepChunk is how many ids one read of the sweep covers.
+const failSweepChunk = 20000
 
 // FailMonitorOnce retries and alarms failed logs (scheduler.md §10). Each log is
 // claimed with an optimistic alarm_status update, so several admins share the work.
@@ -27,18 +31,37 @@ const failFullPassEvery = 10 * time.Minute
 // seconds of database time per pass at a million rows. A log can only become failed
 // while it is unfinished (no result, trigger not failed), so once a pass has seen every
 // failed log from its start id, the next pass may start at the smallest id that was
-// unfinished when this one began (an index lookup). A result overwritten after the fact (a kill
-// of a finished run) below that mark is found by the full pass every 10 minutes.
+// unfinished when this one began (an index lookup). A result overwritten after the fact
+// (a kill of a finished run) below that mark is found by the sweep of the whole table
+// every 10 minutes (and at the first pass), which reads it a chunk of ids at a time,
+// resting as long as each read took, so that it never holds a database core for long.
 func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 	s.failMu.Lock() // one pass at a time: passes share the watermark
 	defer s.failMu.Unlock()
 	const limit = 1000
 	now := s.clock.Now()
-	from := s.failFrom
 	if now.Sub(s.failFull) >= failFullPassEvery {
-		from = 0
+		m, err := s.store.MaxLogID(ctx)
+		if err != nil {
+			return err
+		}
+		open, done, err := s.sweepFailed(ctx, m+1, limit)
+		if err != nil || !done {
+			return err // !done: the monitors are stopping
+		}
+		// Every failed log was seen; the first one unfinished when its chunk was read
+		// becomes the mark, also when that is below the old one (a run another process
+		// made open again, or a claim whose insert was not yet visible when the mark
+		// passed it).
+		s.failFull, s.failFrom = now, m+1
+		if open > 0 {
+			s.failFrom = open
+		}
+		s.finishedBelow.Store(s.failFrom)
+		return nil
 	}
-	next, ok, err := s.store.FirstUnfinishedLogID(ctx, from)
+	from := s.failFrom
+	next, ok, err := s.store.FirstUnfinishedLogID(ctx, from, 0)
 	if err != nil {
 		return err
 	}
@@ -48,10 +71,68 @@ func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 		}
 		next++
 	}
-	ids, err := s.store.FindFailedLogIDs(ctx, from, limit)
+	ids, err := s.store.FindFailedLogIDs(ctx, from, 0, limit)
 	if err != nil {
 		return err
 	}
+	if err := s.handleFailedIDs(ctx, ids); err != nil {
+		return err
+	}
+	if len(ids) < limit {
+		// Every failed log from `from` on was seen; those below `next` were finished
+		// when this pass began, so they all were.
+		s.failFrom = max(from, next)
+		s.finishedBelow.Store(s.failFrom)
+	}
+	return nil
+}
+
+// sweepFailed handles the failed logs with ids below upTo, a chunk of ids at a time,
+// and returns the smallest id among them of a log unfinished when its chunk was read
+// (0 when none); done is false when the monitors stopped first.
+func (s *Scheduler) sweepFailed(ctx context.Context, upTo int64, limit int) (open int64, done bool, err error) {
+	lo, err := s.store.MinLogID(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	chunk := int64(s.cfg.FailSweepChunk)
+	if chunk <= 0 {
+		chunk = failSweepChunk
+	}
+	for ; lo < upTo; lo += chunk {
+		start := time.Now()
+		hi := min(lo+chunk, upTo)
+		if open == 0 { // before the failed ones: a log failing in between is above the mark
+			id, ok, err := s.store.FirstUnfinishedLogID(ctx, lo, hi)
+			if err != nil {
+				return 0, false, err
+			}
+			if ok {
+				open = id
+			}
+		}
+		for {
+			ids, err := s.store.FindFailedLogIDs(ctx, lo, hi, limit)
+			if err != nil {
+				return 0, false, err
+			}
+			if err := s.handleFailedIDs(ctx, ids); err != nil {
+				return 0, false, err
+			}
+			if len(ids) < limit {
+				break
+			}
+		}
+		if !clock.Sleep(clock.Real{}, time.Since(start), s.stopMon) {
+			return 0, false, nil
+		}
+	}
+	return open, true, nil
+}
+
+// handleFailedIDs claims each failed log (alarm_status 0 → -1) and retries and alarms
+// the ones it got.
+func (s *Scheduler) handleFailedIDs(ctx context.Context, ids []int64) error {
 	for _, id := range ids {
 		claimed, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked)
 		if err != nil {
@@ -66,15 +147,6 @@ func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
 			_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
 			return err
 		}
-	}
-	if len(ids) < limit {
-		// Every failed log from `from` on was seen; those below `next` were finished
-		// when this pass began, so they all were.
-		if from == 0 {
-			s.failFull = now
-		}
-		s.failFrom = max(from, next)
-		s.finishedBelow.Store(s.failFrom)
 	}
 	return nil
 }

@@ -142,7 +142,7 @@ func TestReportAndRetention(t *testing.T) {
 // 10-minute full pass, a finished run whose result is overwritten afterwards.
 func TestFailMonitorWatermarkMissesNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{failSweepChunk: 2}) // the sweep below the mark reads 2 ids at a time
 	ctx := context.Background()
 	g := b.group(t, "wm", "")
 	id := b.job(t, g, nil)
@@ -179,4 +179,58 @@ func TestFailMonitorWatermarkMissesNothing(t *testing.T) {
 	require.NoError(t, b.sched.FailMonitorOnce(ctx))
 	require.NotEqual(t, schema.AlarmDefault, alarm(done), "found by the full pass")
 	require.Equal(t, schema.AlarmDefault, alarm(later), "successes are never touched")
+}
+
+// The sweep below the mark (every 10 minutes) pulls the mark back to a log that is
+// unfinished there again — here a run another process reopened — so that its failure
+// is found by the next 10-second pass, not 10 minutes later.
+func TestFailSweepPullsMarkBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{failSweepChunk: 3})
+	ctx := context.Background()
+	g := b.group(t, "sweep", "")
+	id := b.job(t, g, nil)
+	newLog := func(trigger, handle int) int64 {
+		l, err := b.store.InsertLog(ctx, g, id, t0)
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=?, handle_code=? WHERE id=?", trigger, handle, l)
+		return l
+	}
+	alarm := func(l int64) int {
+		got, err := b.store.LoadLog(ctx, l)
+		require.NoError(t, err)
+		return got.AlarmStatus
+	}
+	var failed []int64
+	var reopened int64
+	for i := 0; i < 10; i++ {
+		switch i % 3 {
+		case 0:
+			failed = append(failed, newLog(200, 500))
+		case 1:
+			l := newLog(200, 200)
+			if reopened == 0 {
+				reopened = l
+			}
+		default:
+			newLog(500, 0) // a failed trigger: handle_code stays 0
+		}
+	}
+	require.NoError(t, b.sched.FailMonitorOnce(ctx)) // first pass: the sweep over every chunk
+	for _, l := range failed {
+		require.NotEqual(t, schema.AlarmDefault, alarm(l), "every failure of every chunk")
+	}
+	b.db.Exec(t, "UPDATE xxl_job_log SET handle_code=0 WHERE id=?", reopened)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	_, err := b.store.CompleteLog(ctx, reopened, t0, 500, "failed after all")
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.Equal(t, schema.AlarmDefault, alarm(reopened), "below the mark until the sweep")
+	b.db.Exec(t, "UPDATE xxl_job_log SET handle_code=0 WHERE id=?", reopened)
+	b.clock.Advance(10 * time.Minute)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx)) // the sweep sees it open: the mark moves back
+	_, err = b.store.CompleteLog(ctx, reopened, t0, 500, "failed after all")
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(reopened), "found by the next pass")
 }

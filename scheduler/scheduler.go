@@ -50,6 +50,9 @@ type Config struct {
 	// "ring" after the sent-up-to mark was raised to a second, before its fires are sent. It
 	// lets process tests kill an admin exactly there. Nil in production.
 	Pause func(point string)
+	// FailSweepChunk is how many ids one read of the fail monitor's 10-minute sweep of
+	// the whole log table covers (20,000 when 0).
+	FailSweepChunk int
 }
 
 // Scheduler owns the background loops. Create it with New, then Start and Stop.

@@ -105,26 +105,26 @@ func (s *Store) FindLostLogIDs(ctx context.Context, before time.Time, fromID int
 	return ids, nil
 }
 
-// FindFailedLogIDs returns failed logs with id >= fromID whose alarm/retry has not
-// been handled, in id order.
-func (s *Store) FindFailedLogIDs(ctx context.Context, fromID int64, limit int) ([]int64, error) {
+// FindFailedLogIDs returns failed logs with fromID <= id < toID (no upper bound when
+// toID is 0) whose alarm/retry has not been handled, in id order.
+func (s *Store) FindFailedLogIDs(ctx context.Context, fromID, toID int64, limit int) ([]int64, error) {
 	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
 		Where("NOT ((trigger_code IN (0, 200) AND handle_code = 0) OR handle_code = 200)").
-		Where(sq.Eq{"alarm_status": AlarmDefault}).Where(sq.GtOrEq{"id": fromID}).OrderBy("id ASC").Limit(uint64(limit))))
+		Where(sq.Eq{"alarm_status": AlarmDefault}).Where(idRange(fromID, toID)).OrderBy("id ASC").Limit(uint64(limit))))
 	if err != nil {
 		return nil, fmt.Errorf("find failed logs: %w", err)
 	}
 	return ids, nil
 }
 
-// FirstUnfinishedLogID returns the smallest id >= fromID of a log that may still get a
-// result or fail (handle_code = 0 and the trigger not failed), or ok false when there
-// is none: every log from fromID below it is final. The I_handle_code index serves it
-// in id order; fromID skips the failed triggers below it, which also have
-// handle_code = 0.
-func (s *Store) FirstUnfinishedLogID(ctx context.Context, fromID int64) (id int64, ok bool, err error) {
+// FirstUnfinishedLogID returns the smallest id in [fromID, toID) (no upper bound when
+// toID is 0) of a log that may still get a result or fail (handle_code = 0 and the
+// trigger not failed), or ok false when there is none: every log of the range below it
+// is final. The I_handle_code index serves it in id order; fromID skips the failed
+// triggers below it, which also have handle_code = 0.
+func (s *Store) FirstUnfinishedLogID(ctx context.Context, fromID, toID int64) (id int64, ok bool, err error) {
 	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
-		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).Where(sq.GtOrEq{"id": fromID}).OrderBy("id ASC").Limit(1)))
+		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).Where(idRange(fromID, toID)).OrderBy("id ASC").Limit(1)))
 	if err != nil {
 		return 0, false, fmt.Errorf("first unfinished log: %w", err)
 	}
@@ -132,6 +132,23 @@ func (s *Store) FirstUnfinishedLogID(ctx context.Context, fromID int64) (id int6
 		return 0, false, nil
 	}
 	return ids[0], true, nil
+}
+
+// idRange is fromID <= id < toID, or id >= fromID when toID is 0.
+func idRange(fromID, toID int64) sq.Sqlizer {
+	if toID == 0 {
+		return sq.GtOrEq{"id": fromID}
+	}
+	return sq.And{sq.GtOrEq{"id": fromID}, sq.Lt{"id": toID}}
+}
+
+// MinLogID returns the smallest log id, 0 for an empty table.
+func (s *Store) MinLogID(ctx context.Context) (int64, error) {
+	var v sql.NullInt64
+	if err := s.q(ctx).QueryRowContext(ctx, "SELECT MIN(id) FROM xxl_job_log").Scan(&v); err != nil {
+		return 0, fmt.Errorf("min log id: %w", err)
+	}
+	return v.Int64, nil
 }
 
 // MaxLogID returns the largest log id, 0 for an empty table.

@@ -285,15 +285,18 @@ func runLogs(t *testing.T, setup setupFunc) {
 		ok, err = b.st.SetAlarmStatus(b.ctx, alarmed, schema.AlarmDefault, schema.AlarmLocked)
 		require.NoError(t, err)
 		require.False(t, ok, "another node moved it first")
-		ids, err := b.st.FindFailedLogIDs(b.ctx, 0, 100)
+		ids, err := b.st.FindFailedLogIDs(b.ctx, 0, 0, 100)
 		require.NoError(t, err)
 		require.Equal(t, []int64{triggerFail, handleFail}, ids)
-		ids, err = b.st.FindFailedLogIDs(b.ctx, 0, 1)
+		ids, err = b.st.FindFailedLogIDs(b.ctx, 0, 0, 1)
 		require.NoError(t, err)
 		require.Equal(t, []int64{triggerFail}, ids)
-		ids, err = b.st.FindFailedLogIDs(b.ctx, triggerFail+1, 100)
+		ids, err = b.st.FindFailedLogIDs(b.ctx, triggerFail+1, 0, 100)
 		require.NoError(t, err)
 		require.Equal(t, []int64{handleFail}, ids, "from an id on")
+		ids, err = b.st.FindFailedLogIDs(b.ctx, 0, handleFail, 100)
+		require.NoError(t, err)
+		require.Equal(t, []int64{triggerFail}, ids, "below an id")
 		ok, err = b.st.SetAlarmStatus(b.ctx, alarmed, schema.AlarmLocked, schema.AlarmSent)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -305,35 +308,44 @@ func runLogs(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		b := setup(t)
 		at := b.at("2024-05-01 10:00:00")
-		_, ok, err := b.st.FirstUnfinishedLogID(b.ctx, 0)
+		_, ok, err := b.st.FirstUnfinishedLogID(b.ctx, 0, 0)
 		require.NoError(t, err)
 		require.False(t, ok, "empty table")
+		min, err := b.st.MinLogID(b.ctx)
+		require.NoError(t, err)
+		require.Zero(t, min)
 		max, err := b.st.MaxLogID(b.ctx)
 		require.NoError(t, err)
 		require.Zero(t, max)
-		b.log(t, 1, 1, at, 200, 200)          // success
-		b.log(t, 1, 1, at, 500, 0)            // trigger failed: final
-		b.log(t, 1, 1, at, 200, 500)          // failed: final
-		running := b.log(t, 1, 1, at, 200, 0) // running
-		claimed := b.log(t, 1, 1, at, 0, 0)   // being triggered
-		last := b.log(t, 1, 1, at, 200, 200)  // success
-		id, ok, err := b.st.FirstUnfinishedLogID(b.ctx, 0)
+		firstID := b.log(t, 1, 1, at, 200, 200) // success
+		b.log(t, 1, 1, at, 500, 0)              // trigger failed: final
+		b.log(t, 1, 1, at, 200, 500)            // failed: final
+		running := b.log(t, 1, 1, at, 200, 0)   // running
+		claimed := b.log(t, 1, 1, at, 0, 0)     // being triggered
+		last := b.log(t, 1, 1, at, 200, 200)    // success
+		id, ok, err := b.st.FirstUnfinishedLogID(b.ctx, 0, 0)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, running, id)
 		require.NoError(t, b.st.UpdateLogTrigger(b.ctx, schema.Log{ID: running, TriggerTime: at, TriggerCode: 500, TriggerMsg: "x"}))
-		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, 0)
+		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, 0, 0)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, claimed, id)
-		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, claimed+1)
+		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, claimed+1, 0)
 		require.NoError(t, err)
 		require.False(t, ok, "none from an id on")
 		unfinished := b.log(t, 1, 1, at, 200, 0)
-		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, claimed+1)
+		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, claimed+1, 0)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, unfinished, id, "the first from an id on")
+		_, ok, err = b.st.FirstUnfinishedLogID(b.ctx, claimed+1, unfinished)
+		require.NoError(t, err)
+		require.False(t, ok, "none below an id")
+		first, err := b.st.MinLogID(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, firstID, first)
 		last = unfinished
 		max, err = b.st.MaxLogID(b.ctx)
 		require.NoError(t, err)
