@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,84 +18,126 @@ type Mailer interface {
 	Send(ctx context.Context, to, subject, htmlBody string) error
 }
 
-// failFullPassEvery is how often the fail monitor sweeps the whole table instead of
-// starting at its watermark (see FailMonitorOnce); the lost monitor follows it.
+// failFullPassEvery is how often the fail monitor sweeps the whole table (see
+// FailMonitorOnce); the lost monitor follows it.
 const failFullPassEvery = 10 * time.Minute
 
-// failSweepChunk is how many ids one read of the sweep covers.
+// failSweepChunk is how many ids one read of a sweep covers.
 const failSweepChunk = 20000
+
+// failOpenMax bounds the fail monitor's set of unfinished logs; past it, the monitor
+// reads from the smallest of them on instead, as a watermark.
+const failOpenMax = 200000
 
 // FailMonitorOnce retries and alarms failed logs (scheduler.md §10). Each log is
 // claimed with an optimistic alarm_status update, so several admins share the work.
 //
 // Upstream's query walks the whole table in id order every 10 s when nothing failed —
 // seconds of database time per pass at a million rows. A log can only become failed
-// while it is unfinished (no result, trigger not failed), so once a pass has seen every
-// failed log from its start id, the next pass may start at the smallest id that was
-// unfinished when this one began (an index lookup). A result overwritten after the fact
-// (a kill of a finished run) below that mark is found by the sweep of the whole table
-// every 10 minutes (and at the first pass), which reads it a chunk of ids at a time,
-// resting as long as each read took, so that it never holds a database core for long.
+// while it is unfinished (no result, trigger not failed), so a pass reads the logs from
+// the first one that was unfinished when first read by the last pass (usually a second
+// or so of logs before the new ones), and by id the logs still unfinished when read a
+// second time: a run that lasts hours stays one id, not hours of logs to read again.
+// A result overwritten after the fact (a kill of a finished run) or a log another
+// process reopens is found by the sweep of the whole table every 10 minutes (and at
+// the first pass). Reads go a chunk of ids at a time, resting as long as each took, so
+// that a pass never holds a database core for long.
 func (s *Scheduler) FailMonitorOnce(ctx context.Context) error {
-	s.failMu.Lock() // one pass at a time: passes share the watermark
+	s.failMu.Lock() // one pass at a time: passes share the state
 	defer s.failMu.Unlock()
 	const limit = 1000
 	now := s.clock.Now()
-	if now.Sub(s.failFull) >= failFullPassEvery {
-		m, err := s.store.MaxLogID(ctx)
+	m, err := s.store.MaxLogID(ctx)
+	if err != nil {
+		return err
+	}
+	lo := s.failFrom
+	full := now.Sub(s.failFull) >= failFullPassEvery
+	if full {
+		if lo, err = s.store.MinLogID(ctx); err != nil {
+			return err
+		}
+	} else if err := s.recheckOpen(ctx); err != nil {
+		return err
+	}
+	again, first, done, err := s.sweepFailed(ctx, lo, m+1, s.failRead, limit)
+	if err != nil || !done {
+		return err // !done: the monitors are stopping
+	}
+	if full {
+		s.failFull, s.failOpen = now, map[int64]struct{}{}
+	}
+	if s.failOpen == nil {
+		s.failOpen = map[int64]struct{}{}
+	}
+	// Logs read before and still unfinished are kept by id; the next pass reads from
+	// the first unfinished log read for the first time on.
+	for _, id := range again {
+		s.failOpen[id] = struct{}{}
+	}
+	s.failFrom, s.failRead = m+1, m+1
+	if first > 0 {
+		s.failFrom = first
+	}
+	below := s.failFrom
+	for id := range s.failOpen {
+		below = min(below, id)
+	}
+	if len(s.failOpen) > failOpenMax {
+		// Too many to keep: read from the smallest on next time.
+		s.failFrom, s.failOpen = below, nil
+	}
+	s.finishedBelow.Store(below)
+	return nil
+}
+
+// recheckOpen reads the logs that were unfinished when last read, handles those that
+// failed meanwhile and keeps those still unfinished.
+func (s *Scheduler) recheckOpen(ctx context.Context) error {
+	ids := make([]int64, 0, len(s.failOpen))
+	for id := range s.failOpen {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	const part = 1000
+	for lo := 0; lo < len(ids); lo += part {
+		start := time.Now()
+		chunk := ids[lo:min(lo+part, len(ids))]
+		states, err := s.store.LogStates(ctx, chunk)
 		if err != nil {
 			return err
 		}
-		open, done, err := s.sweepFailed(ctx, m+1, limit)
-		if err != nil || !done {
-			return err // !done: the monitors are stopping
+		for _, id := range chunk {
+			delete(s.failOpen, id) // deleted, finished or failed; put back when still open
 		}
-		// Every failed log was seen; the first one unfinished when its chunk was read
-		// becomes the mark, also when that is below the old one (a run another process
-		// made open again, or a claim whose insert was not yet visible when the mark
-		// passed it).
-		s.failFull, s.failFrom = now, m+1
-		if open > 0 {
-			s.failFrom = open
+		var failed []int64
+		for _, l := range states {
+			switch {
+			case l.Unfinished():
+				s.failOpen[l.ID] = struct{}{}
+			case l.Failed() && l.AlarmStatus == schema.AlarmDefault:
+				failed = append(failed, l.ID)
+			}
 		}
-		s.finishedBelow.Store(s.failFrom)
-		return nil
-	}
-	from := s.failFrom
-	next, ok, err := s.store.FirstUnfinishedLogID(ctx, from, 0)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		if next, err = s.store.MaxLogID(ctx); err != nil {
+		if err := s.handleFailedIDs(ctx, failed); err != nil {
+			for _, id := range failed { // read again next time (handled ones are skipped)
+				s.failOpen[id] = struct{}{}
+			}
 			return err
 		}
-		next++
-	}
-	ids, err := s.store.FindFailedLogIDs(ctx, from, 0, limit)
-	if err != nil {
-		return err
-	}
-	if err := s.handleFailedIDs(ctx, ids); err != nil {
-		return err
-	}
-	if len(ids) < limit {
-		// Every failed log from `from` on was seen; those below `next` were finished
-		// when this pass began, so they all were.
-		s.failFrom = max(from, next)
-		s.finishedBelow.Store(s.failFrom)
+		if !clock.Sleep(clock.Real{}, time.Since(start), s.stopMon) {
+			return nil
+		}
 	}
 	return nil
 }
 
-// sweepFailed handles the failed logs with ids below upTo, a chunk of ids at a time,
-// and returns the smallest id among them of a log unfinished when its chunk was read
-// (0 when none); done is false when the monitors stopped first.
-func (s *Scheduler) sweepFailed(ctx context.Context, upTo int64, limit int) (open int64, done bool, err error) {
-	lo, err := s.store.MinLogID(ctx)
-	if err != nil {
-		return 0, false, err
-	}
+// sweepFailed handles the failed logs with ids in [lo, upTo), a chunk of ids at a time.
+// It returns the ids below readBefore of the logs unfinished when their chunk was read
+// (logs read by an earlier pass too), and the first such id from readBefore on (0 when
+// none); done is false when the monitors stopped first. Unfinished logs are noted
+// before the failed ones are read, so a log failing in between is among them.
+func (s *Scheduler) sweepFailed(ctx context.Context, lo, upTo, readBefore int64, limit int) (again []int64, first int64, done bool, err error) {
 	chunk := int64(s.cfg.FailSweepChunk)
 	if chunk <= 0 {
 		chunk = failSweepChunk
@@ -102,32 +145,39 @@ func (s *Scheduler) sweepFailed(ctx context.Context, upTo int64, limit int) (ope
 	for ; lo < upTo; lo += chunk {
 		start := time.Now()
 		hi := min(lo+chunk, upTo)
-		if open == 0 { // before the failed ones: a log failing in between is above the mark
-			id, ok, err := s.store.FirstUnfinishedLogID(ctx, lo, hi)
+		if lo < readBefore {
+			ids, err := s.store.UnfinishedLogIDs(ctx, lo, min(hi, readBefore))
 			if err != nil {
-				return 0, false, err
+				return nil, 0, false, err
+			}
+			again = append(again, ids...)
+		}
+		if first == 0 && hi > readBefore {
+			id, ok, err := s.store.FirstUnfinishedLogID(ctx, max(lo, readBefore), hi)
+			if err != nil {
+				return nil, 0, false, err
 			}
 			if ok {
-				open = id
+				first = id
 			}
 		}
 		for {
 			ids, err := s.store.FindFailedLogIDs(ctx, lo, hi, limit)
 			if err != nil {
-				return 0, false, err
+				return nil, 0, false, err
 			}
 			if err := s.handleFailedIDs(ctx, ids); err != nil {
-				return 0, false, err
+				return nil, 0, false, err
 			}
 			if len(ids) < limit {
 				break
 			}
 		}
 		if !clock.Sleep(clock.Real{}, time.Since(start), s.stopMon) {
-			return 0, false, nil
+			return nil, 0, false, nil
 		}
 	}
-	return open, true, nil
+	return again, first, true, nil
 }
 
 // handleFailedIDs claims each failed log (alarm_status 0 → -1) and retries and alarms

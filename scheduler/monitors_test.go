@@ -234,3 +234,51 @@ func TestFailSweepPullsMarkBack(t *testing.T) {
 	require.NoError(t, b.sched.FailMonitorOnce(ctx))
 	require.NotEqual(t, schema.AlarmDefault, alarm(reopened), "found by the next pass")
 }
+
+// A run that lasts hours does not make every 10-second pass read all logs added since
+// it started: a pass reads the new logs and, by id, the ones that were unfinished. A log
+// between them that another process turns failed is therefore left to the 10-minute
+// sweep — the observable sign that the pass did not read from the long run on.
+func TestFailMonitorReadsAroundLongRun(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{failSweepChunk: 4})
+	ctx := context.Background()
+	g := b.group(t, "long", "")
+	id := b.job(t, g, nil)
+	newLog := func(trigger, handle int) int64 {
+		l, err := b.store.InsertLog(ctx, g, id, t0)
+		require.NoError(t, err)
+		b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=?, handle_code=? WHERE id=?", trigger, handle, l)
+		return l
+	}
+	alarm := func(l int64) int {
+		got, err := b.store.LoadLog(ctx, l)
+		require.NoError(t, err)
+		return got.AlarmStatus
+	}
+	long := newLog(200, 0) // runs for hours
+	var between []int64
+	for i := 0; i < 9; i++ {
+		between = append(between, newLog(200, 200))
+	}
+	require.NoError(t, b.sched.FailMonitorOnce(ctx)) // first pass: the sweep
+	failed := newLog(200, 500)
+	running := newLog(200, 0)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(failed), "a new failure is found by the next pass")
+
+	b.db.Exec(t, "UPDATE xxl_job_log SET handle_code=500 WHERE id=?", between[4])
+	_, err := b.store.CompleteLog(ctx, running, t0, 500, "failed")
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(running), "an unfinished log is read again by id")
+	require.Equal(t, schema.AlarmDefault, alarm(between[4]), "logs after the long run are not read again")
+
+	_, err = b.store.CompleteLog(ctx, long, t0, 500, "failed after hours")
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(long), "the long run's failure is found")
+	b.clock.Advance(10 * time.Minute)
+	require.NoError(t, b.sched.FailMonitorOnce(ctx))
+	require.NotEqual(t, schema.AlarmDefault, alarm(between[4]), "the sweep finds the rest")
+}

@@ -81,12 +81,17 @@ type Scheduler struct {
 	claimSeq   atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
-	// failFrom is where the fail monitor's next pass starts; failFull is when it last
-	// read the whole table (guarded by failMu).
+	// The fail monitor's state (failMu): a pass reads the logs from failFrom on; every
+	// log below failRead has been read at least once; failOpen holds the logs below
+	// failFrom that were still unfinished when read again (long runs); failFull is when
+	// it last swept the whole table.
 	failMu   sync.Mutex
 	failFrom int64
+	failRead int64
+	failOpen map[int64]struct{}
 	failFull time.Time
-	// finishedBelow is failFrom for the lost monitor: every log below it is final.
+	// finishedBelow is, for the lost monitor, an id below which every log is final:
+	// the smallest of failOpen and failFrom.
 	// lostFull is when the lost monitor last read from the table's start (lostMu).
 	finishedBelow atomic.Int64
 	lostMu        sync.Mutex

@@ -134,6 +134,56 @@ func (s *Store) FirstUnfinishedLogID(ctx context.Context, fromID, toID int64) (i
 	return ids[0], true, nil
 }
 
+// UnfinishedLogIDs returns the ids in [fromID, toID) of the logs that may still get a
+// result or fail (handle_code = 0 and the trigger not failed), through I_handle_code.
+func (s *Store) UnfinishedLogIDs(ctx context.Context, fromID, toID int64) ([]int64, error) {
+	ids, err := ids64(s.query(ctx, s.sb.Select("id").From("xxl_job_log").
+		Where(sq.Eq{"handle_code": 0, "trigger_code": []int{0, 200}}).Where(idRange(fromID, toID)).OrderBy("id ASC")))
+	if err != nil {
+		return nil, fmt.Errorf("unfinished logs: %w", err)
+	}
+	return ids, nil
+}
+
+// LogState is what the fail monitor needs of a log: whether it is unfinished, failed,
+// and handled.
+type LogState struct {
+	ID                      int64
+	TriggerCode, HandleCode int
+	AlarmStatus             int
+}
+
+// Unfinished reports whether the log may still get a result or fail.
+func (l LogState) Unfinished() bool {
+	return (l.TriggerCode == 0 || l.TriggerCode == 200) && l.HandleCode == 0
+}
+
+// Failed reports whether the log failed (the condition of FindFailedLogIDs).
+func (l LogState) Failed() bool { return !l.Unfinished() && l.HandleCode != 200 }
+
+// LogStates reads the states of the logs among ids (by primary key; deleted ones are
+// missing from the answer).
+func (s *Store) LogStates(ctx context.Context, ids []int64) ([]LogState, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("id", "trigger_code", "handle_code", "alarm_status").
+		From("xxl_job_log").Where(sq.Eq{"id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("read log states: %w", err)
+	}
+	defer rows.Close()
+	var out []LogState
+	for rows.Next() {
+		var l LogState
+		if err := rows.Scan(&l.ID, &l.TriggerCode, &l.HandleCode, &l.AlarmStatus); err != nil {
+			return nil, fmt.Errorf("read log states: %w", err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
 // idRange is fromID <= id < toID, or id >= fromID when toID is 0.
 func idRange(fromID, toID int64) sq.Sqlizer {
 	if toID == 0 {

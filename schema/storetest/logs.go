@@ -317,16 +317,33 @@ func runLogs(t *testing.T, setup setupFunc) {
 		max, err := b.st.MaxLogID(b.ctx)
 		require.NoError(t, err)
 		require.Zero(t, max)
-		firstID := b.log(t, 1, 1, at, 200, 200) // success
-		b.log(t, 1, 1, at, 500, 0)              // trigger failed: final
-		b.log(t, 1, 1, at, 200, 500)            // failed: final
-		running := b.log(t, 1, 1, at, 200, 0)   // running
-		claimed := b.log(t, 1, 1, at, 0, 0)     // being triggered
-		last := b.log(t, 1, 1, at, 200, 200)    // success
+		firstID := b.log(t, 1, 1, at, 200, 200)     // success
+		triggerFailed := b.log(t, 1, 1, at, 500, 0) // trigger failed: final
+		b.log(t, 1, 1, at, 200, 500)                // failed: final
+		running := b.log(t, 1, 1, at, 200, 0)       // running
+		claimed := b.log(t, 1, 1, at, 0, 0)         // being triggered
+		last := b.log(t, 1, 1, at, 200, 200)        // success
 		id, ok, err := b.st.FirstUnfinishedLogID(b.ctx, 0, 0)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, running, id)
+		open, err := b.st.UnfinishedLogIDs(b.ctx, 0, 0)
+		require.NoError(t, err)
+		require.Equal(t, []int64{running, claimed}, open)
+		open, err = b.st.UnfinishedLogIDs(b.ctx, running+1, claimed+1)
+		require.NoError(t, err)
+		require.Equal(t, []int64{claimed}, open, "in an id range")
+		states, err := b.st.LogStates(b.ctx, []int64{firstID, triggerFailed, running, last + 1000})
+		require.NoError(t, err)
+		require.Len(t, states, 3, "a missing id has no state")
+		byID := map[int64]schema.LogState{}
+		for _, l := range states {
+			byID[l.ID] = l
+		}
+		require.True(t, !byID[firstID].Unfinished() && !byID[firstID].Failed(), "success")
+		require.True(t, !byID[triggerFailed].Unfinished() && byID[triggerFailed].Failed(), "trigger failed")
+		require.True(t, byID[running].Unfinished() && !byID[running].Failed(), "running")
+		require.Equal(t, schema.AlarmDefault, byID[running].AlarmStatus)
 		require.NoError(t, b.st.UpdateLogTrigger(b.ctx, schema.Log{ID: running, TriggerTime: at, TriggerCode: 500, TriggerMsg: "x"}))
 		id, ok, err = b.st.FirstUnfinishedLogID(b.ctx, 0, 0)
 		require.NoError(t, err)
