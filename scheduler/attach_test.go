@@ -12,7 +12,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// Issue 5: a result whose log's trigger outcome still waits to be written (the
+// A result whose log's trigger outcome still waits to be written (the
 // executor answered before the admin's write) is written with that outcome, in one
 // row write. What is stored is what the two writes store (scheduler.md §9.3 and the
 // callback rules of wire-protocol.md): the first result wins, a success of a job with

@@ -69,7 +69,7 @@ func TestGroupCommitPostAndDo(t *testing.T) {
 	require.LessOrEqual(t, peak.Load(), int32(2))
 }
 
-// Issue 5: outcome and result writes hold while the fires the ring sent at a boundary
+// Outcome and result writes hold while the fires the ring sent at a boundary
 // are still going out, and no longer: the last one sent ends the quiet moment; without
 // it, the moment ends quietMax after the boundary.
 func TestQuietUntilBurstSent(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// Issue 5 §3: the job cache stays correct when the console — of this admin, of another
+// The job cache stays correct when the console — of this admin, of another
 // Go admin or of a Java admin (admin-http.md: jobinfo/update, start, stop and
 // jobcode/save all stamp update_time) — edits a job, deletes one, or when someone
 // writes a row without stamping it.

@@ -12,7 +12,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// Issue 6 §2 (upstream xuxueli/xxl-job#1765): admin A reads fires ahead and dies
+// Upstream xuxueli/xxl-job#1765: admin A reads fires ahead and dies
 // before sending them. Admin B notices A's heartbeat stopped, takes A's claims over
 // and sends them late; when A wakes up (a long GC pause looks the same) it sends
 // nothing, because B moved the claims first. Every fire goes out exactly once.

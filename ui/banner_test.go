@@ -13,7 +13,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
 
-// Issue #6 item 6: while xxl.job.accessToken is empty or default_token, or the seeded
+// While xxl.job.accessToken is empty or default_token, or the seeded
 // admin account keeps the seeded password (MD5 in 2.x rows, SHA-256 in 3.2+ rows,
 // schema.md §5), every console page shows administrators a warning banner, in the
 // page's language. Members never see it. A changed password drops its line at once.

@@ -20,8 +20,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// -measure=console: console page timings on a big database (issue 5: the first page of
-// joblog/pageList and jobinfo/pageList within 200 ms with 1,000,000 log rows and
+// -measure=console: console page timings on a big database (the target: the first page
+// of joblog/pageList and jobinfo/pageList within 200 ms with 1,000,000 log rows and
 // 10,000 jobs). docs/PERFORMANCE.md, "Console pages", describes the data and variants.
 
 // ConsoleResult is the console measurement.

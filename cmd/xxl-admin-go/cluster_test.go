@@ -94,7 +94,7 @@ func (c *clusterRun) verify(t *testing.T, maxSkippedPerJob int) int {
 	return total
 }
 
-// Issue 6 §1: three admin processes share one database and 300 jobs firing every
+// Three admin processes share one database and 300 jobs firing every
 // second; every due fire happens exactly once. CI runs 20 s; the documented soak sets
 // XXL_SOAK_DURATION (e.g. 2m or 30m).
 func TestThreeAdminsSoak(t *testing.T) {

@@ -69,7 +69,7 @@ func startAdminProcEnv(t *testing.T, bin string, db *schematest.DB, out io.Write
 	return p
 }
 
-// Issue 6 §2: two admin processes share one database; one is killed with SIGKILL in
+// Two admin processes share one database; one is killed with SIGKILL in
 // the middle of its work. The other takes over within seconds, and every planned fire
 // of every job is accounted for exactly once: sent once, or recorded as skipped — never
 // sent twice, never silently missing.
@@ -88,7 +88,7 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 	t.Logf("%d fires sent, %d skipped or uncertain", total, c.db.Count(t, "xxl_job_log", "trigger_code = 500"))
 }
 
-// Issue 6 §2, exactly at the two dangerous points: the admin holding the schedule lock is
+// Exactly at the two dangerous points: the admin holding the schedule lock is
 // killed (a) inside a scan, after it wrote its claims and advanced the jobs' next fire
 // times but before the commit, and (b) inside a ring tick, after it raised its sent-up-to
 // mark to a second but before it sent that second's fires. (a) rolls back: the survivor

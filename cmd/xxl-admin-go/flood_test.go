@@ -50,7 +50,7 @@ func postAPI(hc *http.Client, url, token string, method string, body []byte) (fl
 	return r, nil
 }
 
-// Issue 6 §4 (executor faults, a flood of registrations): 2,000 distinct executor
+// Executor faults, a flood of registrations: 2,000 distinct executor
 // addresses of three auto-registered groups register again and again from 16
 // connections, a quarter of them withdraw at the end (registryRemove), and malformed
 // registrations are mixed in — while a normal group's five jobs fire every second. No

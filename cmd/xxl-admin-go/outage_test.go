@@ -97,7 +97,7 @@ func (c *consoleClient) post(t *testing.T, path string, form url.Values) (int, c
 	return res.StatusCode, env
 }
 
-// Issue 6 §3: MariaDB is stopped (SIGTERM, a clean shutdown) under load — 20 jobs
+// MariaDB is stopped (SIGTERM, a clean shutdown) under load — 20 jobs
 // firing every second, a Java 3.4.2 executor calling back 2 s after each run — and
 // started again on the same data directory and port. While it is down the admin
 // answers the console with a JSON error envelope and executors with {"code":500}

@@ -33,7 +33,7 @@ func result(logID int64, code int, msg string) protocol.CallbackItem {
 	return protocol.CallbackItem{LogID: logID, LogDateTime: time.Now().UnixMilli(), HandleCode: code, HandleMsg: &msg}
 }
 
-// Issue 6 §4 (executor faults, slow callbacks): two admin processes share a database;
+// Executor faults, slow callbacks: two admin processes share a database;
 // a parent job with one child job and one retry runs six times, and its executor
 // reports late, out of order, twice, to both admins at once, a failure followed by a
 // success, and after the lost-job monitor already failed the run. Each log keeps its

@@ -16,7 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Issue 6 §5 (hostile input): fuzz targets for the console's form decoding — the
+// Hostile input: fuzz targets for the console's form decoding — the
 // urlencoded and multipart parsers and the binders of the job, group and user forms,
 // the paging parameters and the 3.3+ ids[] list. Seeds are form bodies as the 2.4.2 and
 // 3.4.2 consoles post them (admin-http.md §5.2–5.6).

@@ -128,7 +128,7 @@ func (a *fuzzAdmin) post(t testing.TB, path, body string) (int, []byte) {
 	return res.StatusCode, b
 }
 
-// Issue 6 §5: any body posted to any console form endpoint, by a signed-in
+// Any body posted to any console form endpoint, by a signed-in
 // administrator, is answered HTTP 200 with a JSON envelope (code 200, or 500 with a
 // message) or a paging map — never a panic, an HTML page or a 5xx.
 func FuzzConsoleForms(f *testing.F) {

@@ -15,12 +15,12 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// Console lists at scale (issue #3/#5): joblog/pageList and jobinfo/pageList over many
+// Console lists at scale: joblog/pageList and jobinfo/pageList over many
 // rows answer the exact totals of direct COUNTs, cold and warm, in both paging shapes.
 // CI seeds a small table; XXL_CONSOLE_SCALE_LOGS=1000000 (and XXL_CONSOLE_SCALE_JOBS,
 // default 10000 then) runs the 1M-row version and logs each request's time, which
 // docs/PERFORMANCE.md quotes; XXL_CONSOLE_SCALE_PLAIN=1 counts every total afresh
-// (the way before kept counts), for comparison. Times are printed, never asserted.
+// (without the kept counts), for comparison. Times are printed, never asserted.
 func TestConsoleListsAtScale(t *testing.T) {
 	t.Parallel()
 	logs, jobs := 1<<13, 200
