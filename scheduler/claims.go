@@ -93,13 +93,23 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 		upTo = max(upTo, it.FireMs/1000)
 	}
 	items, err := s.allowSend(ctx, items, upTo)
+	if err == nil {
+		var keep []ringItem
+		items, keep, err = s.foldLate(ctx, items)
+		if err != nil {
+			items = keep
+		}
+	}
 	if err != nil {
-		s.log.Error("could not dispatch read-ahead fires; will retry", "count", len(items), "err", err)
+		// Said once per episode (ringCond), not per tick; the fires wait for the
+		// database and, if that takes too long, follow their misfire strategy.
+		s.ringCond.fail(err, "read-ahead fires wait: "+strconv.Itoa(len(items)))
 		s.pendingMu.Lock()
 		s.pending = append(items, s.pending...)
 		s.pendingMu.Unlock()
 		return nil
 	}
+	s.ringCond.set(Scheduling, "", nil)
 	reqs := make([]TriggerRequest, 0, len(items))
 	for _, it := range items {
 		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID, ClaimMarker: it.Marker})
@@ -122,6 +132,23 @@ func (s *Scheduler) allowSend(ctx context.Context, items []ringItem, upTo int64)
 		ok, err := s.store.RaiseSentUpTo(ctx, s.Instance(), s.sentUpTo, upTo, s.clock.Now())
 		if err != nil {
 			return items, err
+		}
+		if !ok {
+			// A raise whose answer was lost may have been applied: the row then holds
+			// that later mark and this admin was not taken over.
+			mark, found, err := s.store.AdminMark(ctx, s.Instance())
+			if err != nil {
+				return items, err
+			}
+			if found && mark > s.sentUpTo {
+				s.sentUpTo = mark
+				if mark >= upTo {
+					return s.ownClaims(ctx, items)
+				}
+				if ok, err = s.store.RaiseSentUpTo(ctx, s.Instance(), mark, upTo, s.clock.Now()); err != nil {
+					return items, err
+				}
+			}
 		}
 		if !ok {
 			if err := s.reincarnate(ctx); err != nil {
@@ -252,10 +279,34 @@ func (s *Scheduler) heartbeat(ctx context.Context) error {
 		return s.register(ctx)
 	}
 	found, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, s.clock.Now())
-	if err != nil || found {
+	if err != nil {
+		s.markStall()
 		return err
 	}
+	now := s.clock.Now()
+	if !s.beatOK.IsZero() && now.Sub(s.beatOK) > 2*time.Second {
+		// This admin's own heartbeat was held up: others' were likely too.
+		s.markStall()
+	}
+	s.beatOK = now
+	if found {
+		s.retryOutcomes()
+		return nil
+	}
 	return s.reincarnate(ctx)
+}
+
+// markStall notes that this admin's own database access just failed or was held up.
+// For HeartbeatTimeout after it, this admin declares no other admin stopped: their
+// heartbeats were likely held up by the same cause (a global read lock, a restart).
+func (s *Scheduler) markStall() { s.lastStall.Store(s.clock.Now().UnixNano()) }
+
+// judgesLiveness reports whether this admin's own database access went through for
+// the last HeartbeatTimeout, so that another admin's old heartbeat shows that admin
+// stopped, not a stall they shared.
+func (s *Scheduler) judgesLiveness(now time.Time) bool {
+	last := s.lastStall.Load()
+	return last == 0 || now.Sub(time.Unix(0, last)) >= HeartbeatTimeout
 }
 
 // retire marks this instance dead at once (graceful stop), so that others take over
@@ -276,11 +327,14 @@ func (s *Scheduler) retire(ctx context.Context) error {
 // dispatched by this instance; older ones follow their job's misfire strategy; fires
 // that were being sent when the owner died are closed as uncertain, never resent.
 func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]ringItem, error) {
+	now := s.clock.Now()
+	if !s.judgesLiveness(now) {
+		return nil, nil
+	}
 	beats, err := s.store.AdminHeartbeats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
 	var out []ringItem
 	for _, h := range beats {
 		if h.Instance == s.Instance() || now.Sub(h.Beat) < HeartbeatTimeout {
@@ -312,6 +366,7 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 			return nil, err
 		}
 		s.metrics.prom.takenOver.Add(float64(len(items)))
+		s.metrics.prom.takeovers.Inc()
 		if len(claims) > 0 {
 			s.log.Warn("took over the read-ahead fires of a stopped admin", "admin", h.Instance, "claims", len(claims), "dispatching", len(items))
 		}
@@ -357,7 +412,7 @@ func (s *Scheduler) adopt(ctx context.Context, h schema.AdminHeartbeat, claims [
 			}
 			if ok {
 				misfired[c.JobID] = true
-				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerMisfire, Now: true, LogID: c.LogID, Marker: marker})
+				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerMisfire, Now: true, DecidedMs: nowMs, LogID: c.LogID, Marker: marker})
 			}
 			continue
 		}
@@ -381,4 +436,127 @@ func misfireName(m string) string {
 type pendingState struct {
 	pendingMu sync.Mutex
 	pending   []ringItem
+}
+
+// foldLate applies the misfire strategy to fires that would go out more than PreReadMs
+// after their time (held up by a database stall, a partition, a frozen process), and
+// never sends a job twice in one batch. Upstream applies the strategy only in the scan;
+// its ring sends whatever it holds, however late, and several seconds' fires of one
+// job at once after a stall.
+//
+//   - A fire more than PreReadMs late of a DO_NOTHING job is not sent: its claim closes
+//     as skipped.
+//   - The late fires of a FIRE_ONCE_NOW job become one misfire trigger (none when a
+//     fire of the job on time is in the batch); the others close as merged.
+//   - Of several fires of one job in the batch (a ring that caught up on seconds it
+//     missed), only the latest is sent; the others close as merged.
+//
+// It returns the fires to send; on a database error, keep holds the fires that could
+// not be closed, to retry.
+func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep []ringItem, err error) {
+	nowMs := s.clock.Now().UnixMilli()
+	late := func(it ringItem) bool {
+		due := it.FireMs
+		if it.Now {
+			due = it.DecidedMs
+		}
+		return nowMs-due > PreReadMs
+	}
+	byJob := map[int]int{} // job → how many fires in the batch
+	anyLate := false
+	for _, it := range items {
+		byJob[it.JobID]++
+		anyLate = anyLate || late(it)
+	}
+	if !anyLate && len(byJob) == len(items) {
+		return items, nil, nil
+	}
+	var strategy map[int]schema.Job
+	if anyLate {
+		ids := make([]int, 0, len(byJob))
+		for id := range byJob {
+			ids = append(ids, id)
+		}
+		if strategy, err = s.jobs.load(ctx, s.store, s.clock.Now(), ids); err != nil {
+			return nil, items, err
+		}
+	}
+	// The fire kept per job: the latest on time, else (FIRE_ONCE_NOW) the latest late.
+	kept := map[int]int{}
+	for i, it := range items {
+		j, has := kept[it.JobID]
+		switch {
+		case !late(it):
+			if !has || late(items[j]) || items[j].FireMs < it.FireMs {
+				kept[it.JobID] = i
+			}
+		case strategy[it.JobID].MisfireStrategy == "FIRE_ONCE_NOW":
+			if !has || late(items[j]) && items[j].FireMs < it.FireMs {
+				kept[it.JobID] = i
+			}
+		}
+	}
+	var skipped, merged []int64
+	var skippedJobs, mergedJobs []int
+	for i, it := range items {
+		j, ok := kept[it.JobID]
+		if ok && j == i {
+			if late(it) {
+				it.Type, it.Now, it.DecidedMs = TriggerMisfire, true, nowMs
+			}
+			send = append(send, it)
+			continue
+		}
+		if ok {
+			merged, mergedJobs = append(merged, it.LogID), append(mergedJobs, it.JobID)
+		} else {
+			skipped, skippedJobs = append(skipped, it.LogID), append(skippedJobs, it.JobID)
+		}
+		keep = append(keep, it)
+	}
+	inst := s.Instance()
+	if len(skipped) > 0 {
+		msg := "not sent: the admin could send this fire only more than 5 s after its time, and the job's misfire strategy is DO_NOTHING"
+		if _, err := s.store.CloseOwnClaims(ctx, inst, skipped, msg); err != nil {
+			return nil, keep, err
+		}
+		s.metrics.prom.staleFires.WithLabelValues("skipped").Add(float64(len(skipped)))
+		for range skipped {
+			s.metrics.misfire()
+		}
+		s.log.Warn("read-ahead fires more than 5 s late not sent (misfire strategy DO_NOTHING)",
+			"fires", len(skipped), "jobs", jobList(skippedJobs))
+	}
+	if len(merged) > 0 {
+		msg := "not sent: merged into one later fire of the same job (sent late, after the admin was held up)"
+		if _, err := s.store.CloseOwnClaims(ctx, inst, merged, msg); err != nil {
+			return nil, keep, err
+		}
+		s.metrics.prom.staleFires.WithLabelValues("merged").Add(float64(len(merged)))
+		s.log.Warn("late read-ahead fires of one job merged into one fire", "fires", len(merged), "jobs", jobList(mergedJobs))
+	}
+	return send, nil, nil
+}
+
+// jobList renders job ids for a log line: distinct, at most 20.
+func jobList(ids []int) string {
+	seen := map[int]bool{}
+	var b strings.Builder
+	n := 0
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if n == 20 {
+			b.WriteString(",…")
+			break
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(id))
+		n++
+	}
+	return b.String()
 }

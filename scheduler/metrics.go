@@ -25,20 +25,25 @@ type metrics struct {
 }
 
 type promMetrics struct {
-	triggers   *prometheus.CounterVec
-	skew       prometheus.Histogram
-	scanDur    prometheus.Histogram
-	scanJobs   prometheus.Histogram
-	lockWait   prometheus.Histogram
-	callbacks  prometheus.Counter
-	misfires   prometheus.Counter
-	dbErrors   *prometheus.CounterVec
-	executors  *prometheus.GaugeVec
-	ringSize   prometheus.GaugeFunc
-	execCall   *prometheus.HistogramVec
-	takenOver  prometheus.Counter
-	deferred   prometheus.Counter
-	registered bool
+	triggers     *prometheus.CounterVec
+	skew         prometheus.Histogram
+	scanDur      prometheus.Histogram
+	scanJobs     prometheus.Histogram
+	lockWait     prometheus.Histogram
+	callbacks    prometheus.Counter
+	misfires     prometheus.Counter
+	dbErrors     *prometheus.CounterVec
+	executors    *prometheus.GaugeVec
+	ringSize     prometheus.GaugeFunc
+	execCall     *prometheus.HistogramVec
+	takenOver    prometheus.Counter
+	deferred     prometheus.Counter
+	lockHold     prometheus.Histogram
+	staleFires   *prometheus.CounterVec
+	takeovers    prometheus.Counter
+	holdersEnded prometheus.Counter
+	state        *prometheus.GaugeVec
+	registered   bool
 }
 
 func newPromMetrics(s *Scheduler) *promMetrics {
@@ -70,6 +75,18 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 			Help: "Read-ahead fires of stopped admins taken over by this one."}),
 		deferred: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_scans_deferred_total",
 			Help: "Scans skipped because the ring and trigger pools could not keep up (overload back-pressure)."}),
+		lockHold: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "xxl_admin_lock_hold_seconds",
+			Help: "Time the schedule_lock row was held by this admin's scan (from lock to commit).", Buckets: buckets}),
+		staleFires: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xxl_admin_stale_fires_total",
+			Help: "Read-ahead fires not sent at their time because they were more than 5 s late (skipped: DO_NOTHING, " +
+				"merged: folded into one fire of the same job)."}, []string{"action"}),
+		takeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_takeovers_total",
+			Help: "Stopped admin instances whose read-ahead fires this admin took over."}),
+		holdersEnded: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_lock_holders_ended_total",
+			Help: "Connections this admin ended because they held the schedule lock idle in their transaction."}),
+		state: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "xxl_admin_scheduler_state",
+			Help: "1 for the scan loop's current condition (scheduling, lock_wait, database_unreachable, database_locked, " +
+				"database_error, overloaded), 0 for the others."}, []string{"state"}),
 	}
 }
 
@@ -77,7 +94,8 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 func (s *Scheduler) Collectors() []prometheus.Collector {
 	p := s.metrics.prom
 	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
-		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver, p.deferred}
+		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver, p.deferred,
+		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state}
 }
 
 func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {

@@ -192,6 +192,7 @@ func scrapeMetrics(t *testing.T) scraped {
 	p.scanJobs.Observe(40)
 	p.lockWait.Observe(0.001)
 	p.takenOver.Add(1)
+	p.staleFires.WithLabelValues("skipped").Add(1)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -50,12 +50,13 @@ func (s *Scheduler) every(name, spec string, fn func(context.Context) error) {
 	s.wgMon.Add(1)
 	go func() {
 		defer s.wgMon.Done()
-		down := outage{m: &s.metrics}
+		cond := condTracker{loop: name, log: s.log}
 		for {
 			if err := fn(s.runCtx); err != nil {
-				down.fail(s.log, name, err)
+				s.metrics.dbError(name)
+				cond.fail(err, "")
 			} else {
-				down.ok(s.log, name)
+				cond.set(Scheduling, "", nil)
 			}
 			now := s.clock.Now()
 			if !clock.Sleep(s.clock, sched.Next(now).Sub(now), s.stopMon) {

@@ -39,8 +39,8 @@ func TestDatabaseOutageLogsOnceAndResumes(t *testing.T) {
 
 	b.proxy.Cut()
 	step(40) // 40 s of outage: several scans and every monitor fail
-	require.Equal(t, 1, b.logLines.count("database unavailable", "loop=scan"), "the scan logs the outage once")
-	require.LessOrEqual(t, b.logLines.count("database unavailable", "loop=registry"), 1)
+	require.Equal(t, 1, b.logLines.count("database unreachable", "loop=scan"), "the scan logs the outage once")
+	require.LessOrEqual(t, b.logLines.count("database unreachable", "loop=registry"), 1)
 	require.Error(t, b.sched.Callback(context.Background(), []scheduler.CallbackResult{{LogID: 1, HandleCode: 200}}))
 
 	b.proxy.Restore()

@@ -10,8 +10,10 @@ type ringItem struct {
 	JobGroup int
 	FireMs   int64
 	Type     TriggerType
-	// Now dispatches at once instead of at FireMs (late and misfire fires).
-	Now bool
+	// Now dispatches at once instead of at FireMs (late and misfire fires);
+	// DecidedMs is when that was decided: a Now fire is late from then on.
+	Now       bool
+	DecidedMs int64
 	// LogID and Marker identify the claim row written for this fire.
 	LogID  int64
 	Marker string

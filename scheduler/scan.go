@@ -2,6 +2,9 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
@@ -21,9 +24,6 @@ func (s *Scheduler) scanLoop() {
 	if !clock.Sleep(s.clock, time.Duration(PreReadMs-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 		return
 	}
-	down := outage{m: &s.metrics}
-	backoff := time.Second
-	deferredSince := time.Time{}
 	for {
 		select {
 		case <-s.stopScan:
@@ -36,33 +36,26 @@ func (s *Scheduler) scanLoop() {
 			// where another admin with spare capacity can scan them; if nobody does in
 			// time, their misfire strategy applies, as upstream's for a slow scheduler.
 			s.metrics.prom.deferred.Inc()
-			if deferredSince.IsZero() {
-				deferredSince = s.clock.Now()
-				s.log.Warn("admin overloaded: scans deferred until the trigger pools catch up",
-					"ring_fires", s.ring.size(), "queued", len(s.fast.queue)+len(s.slow.queue))
+			if c, _, _ := s.scanCond.current(); c != Overloaded {
+				s.scanCond.set(Overloaded, "ring_fires="+strconv.Itoa(s.ring.size())+" queued="+strconv.Itoa(len(s.fast.queue)+len(s.slow.queue)), nil)
 			}
 			if !clock.Sleep(s.clock, time.Duration(1000-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 				return
 			}
 			continue
 		}
-		if !deferredSince.IsZero() {
-			s.log.Info("admin caught up: scanning again", "deferred_for", s.clock.Now().Sub(deferredSince).Round(time.Second).String())
-			deferredSince = time.Time{}
-		}
 		start := s.clock.Now()
 		found, err := s.ScanOnce(s.runCtx)
 		full := s.lastScanFull.Load()
 		if err != nil {
-			down.fail(s.log, "scan", err)
-			if !clock.Sleep(s.clock, backoff, s.stopScan) {
+			s.metrics.dbError("scan")
+			if !clock.Sleep(s.clock, s.scanFailed(err), s.stopScan) {
 				return
 			}
-			backoff = min(backoff*2, 30*time.Second)
 			continue
 		}
-		down.ok(s.log, "scan")
-		backoff = time.Second
+		s.scanCond.set(Scheduling, "", nil)
+		s.lastScanOK.Store(time.Now().UnixNano())
 		now := s.clock.Now()
 		if now.Sub(start) >= time.Second || full {
 			// A long scan, or one that hit the read-ahead cap (more jobs are due than
@@ -84,6 +77,58 @@ func (s *Scheduler) scanLoop() {
 	}
 }
 
+// scanFailed records why a scan failed and returns how long to wait before the next.
+// A scan that waited for the schedule lock in vain retries at once: the wait itself
+// (LockLimits.Wait) paces it. Otherwise the next attempt follows within a second, so
+// that scheduling resumes as soon as the database answers (no growing back-off: a
+// refused connection costs nothing, and a blocked one waits on the server).
+func (s *Scheduler) scanFailed(err error) time.Duration {
+	var le *lockError
+	detail := ""
+	if errors.As(err, &le) && le.read {
+		switch {
+		case le.wait.Holder != nil:
+			detail = "held by " + le.wait.Holder.String()
+		case le.wait.State != "":
+			detail = "server state: " + le.wait.State
+		}
+	}
+	c := s.scanCond.fail(err, detail)
+	if c != LockWait {
+		s.markStall()
+	}
+	if c == LockWait && le != nil {
+		s.endStaleHolder(le.wait.Holder)
+		return 0
+	}
+	if c == DatabaseLocked {
+		return 250 * time.Millisecond
+	}
+	return time.Second
+}
+
+// endStaleHolder ends the connection of a schedule lock holder that has sat idle in its
+// transaction for longer than Config.KillStaleHolderAfter: a Java admin (or any client)
+// cut off from the database or frozen while it held the lock, which the server would
+// otherwise keep for wait_timeout (8 h by default). Admins of this project limit their
+// own holds on the server (LockLimits.IdleRelease), so this only meets other clients.
+// The threshold is long enough that fires such a holder read ahead (at most 5 s) are
+// misfires by the time it is ended, so nothing it may have fired is fired again.
+func (s *Scheduler) endStaleHolder(h *schema.LockHolder) {
+	after := s.cfg.KillStaleHolderAfter
+	if h == nil || after <= 0 || !strings.EqualFold(h.Command, "Sleep") || h.TrxAge < after || h.Idle < after/2 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.runCtx, 2*time.Second)
+	defer cancel()
+	if err := s.store.KillConnection(ctx, h.ConnID); err != nil {
+		s.log.Error("could not end the connection holding the schedule lock; it keeps every admin from scheduling until it ends",
+			"holder", h.String(), "err", oneLine(err))
+		return
+	}
+	s.metrics.prom.holdersEnded.Inc()
+	s.log.Warn("ended the connection that held the schedule lock idle in its transaction", "holder", h.String())
+}
 // overloaded reports that the admin cannot keep up with what it already read ahead:
 // the ring has not finished handing a second's fires to the trigger pools for over
 // 2 s, because the pools' queues are full and block it. (A full queue alone is no
@@ -97,10 +142,11 @@ func (s *Scheduler) overloaded() bool {
 // the old fire times again.
 type plan struct {
 	fires []ringItem // every fire read ahead, each with its claim row
+	nowMs int64      // the scan's now
 }
 
 func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
-	p.fires = append(p.fires, ringItem{JobID: job.ID, JobGroup: job.JobGroup, FireMs: fireMs, Type: typ, Now: now})
+	p.fires = append(p.fires, ringItem{JobID: job.ID, JobGroup: job.JobGroup, FireMs: fireMs, Type: typ, Now: now, DecidedMs: p.nowMs})
 }
 
 // ScanOnce runs one scan under the schedule lock (scheduler.md §3). It reports
@@ -112,14 +158,19 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	if err := s.ensureRegistered(ctx); err != nil {
 		return false, err
 	}
-	err := s.store.InTx(ctx, func(ctx context.Context) error {
+	var connID int64
+	var lockedAt time.Time
+	err := s.store.InScanTx(ctx, func(id int64) { connID = id }, func(ctx context.Context) error {
 		p, found = plan{}, false
 		lockStart := time.Now()
+		watch := s.watchLockWait(connID)
 		locked, err := s.store.LockSchedule(ctx)
+		wait, read := watch(err != nil)
 		s.metrics.prom.lockWait.Observe(time.Since(lockStart).Seconds())
 		if err != nil {
-			return err
+			return &lockError{err: err, wait: wait, read: read}
 		}
+		lockedAt = time.Now()
 		if !locked {
 			// Without the row nothing is locked: re-create it and scan next time.
 			_, err := s.store.EnsureLockRow(ctx)
@@ -131,6 +182,7 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			return err
 		}
 		nowMs := s.clock.Now().UnixMilli()
+		p.nowMs = nowMs
 		jobs, err := s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
 		if err != nil {
 			return err
@@ -153,6 +205,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 		}
 		return nil
 	})
+	if !lockedAt.IsZero() {
+		s.metrics.prom.lockHold.Observe(time.Since(lockedAt).Seconds())
+	}
 	if err != nil {
 		return false, err
 	}
@@ -294,3 +349,45 @@ func (s *Scheduler) RingTick(now time.Time) int {
 
 // RingSize returns how many planned fires wait in the ring.
 func (s *Scheduler) RingSize() int { return s.ring.size() }
+
+// lockProbeAfter is how long the scan waits for the schedule lock before it reads, from
+// another connection, what it waits for: normal holds last milliseconds.
+const lockProbeAfter = 700 * time.Millisecond
+
+// watchLockWait starts watching the scan connection's wait for the schedule lock. The
+// returned func stops it: when the wait failed it lets a probe under way finish (it
+// names what made the wait time out) and returns what was read; read is false when the
+// wait ended before lockProbeAfter, or nothing could be read.
+func (s *Scheduler) watchLockWait(connID int64) func(failed bool) (schema.LockWait, bool) {
+	if connID == 0 {
+		return func(bool) (schema.LockWait, bool) { return schema.LockWait{}, false }
+	}
+	ctx, cancel := context.WithCancel(s.runCtx)
+	done := make(chan struct{})
+	var w schema.LockWait
+	var read bool
+	go func() {
+		defer close(done)
+		t := time.NewTimer(lockProbeAfter)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, rcancel := context.WithTimeout(ctx, time.Second)
+		defer rcancel()
+		got, err := s.store.LockWaitOf(rctx, connID)
+		if err == nil || got.State != "" {
+			w, read = got, true
+		}
+	}()
+	return func(failed bool) (schema.LockWait, bool) {
+		if !failed {
+			cancel()
+		}
+		<-done
+		cancel()
+		return w, read
+	}
+}

@@ -53,6 +53,12 @@ type Config struct {
 	// FailSweepChunk is how many ids one read of the fail monitor's 10-minute sweep of
 	// the whole log table covers (20,000 when 0).
 	FailSweepChunk int
+	// Lock bounds the scan's waits for the schedule lock and how long the server keeps
+	// the lock of this admin when it goes silent while holding it (schema.LockLimits).
+	Lock schema.LockLimits
+	// KillStaleHolderAfter: a connection that holds the schedule lock idle in its
+	// transaction for this long is ended by the admin waiting for it (0: never).
+	KillStaleHolderAfter time.Duration
 }
 
 // Scheduler owns the background loops. Create it with New, then Start and Stop.
@@ -81,6 +87,21 @@ type Scheduler struct {
 	claimSeq   atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
+	// scanCond is the scan loop's condition; ringCond the ring's (its database writes
+	// before sending a second's fires); lastScanOK (wall clock, Unix ns) is when a
+	// scan last committed.
+	scanCond   condTracker
+	ringCond   condTracker
+	lastScanOK atomic.Int64
+	startedAt  atomic.Int64 // wall clock, Unix ns
+	// unwritten are trigger outcomes whose write failed, kept to write again.
+	unwrittenMu sync.Mutex
+	unwritten   []outcome
+	// beatOK (clock; beatMu) is when this admin's heartbeat last went through.
+	beatOK time.Time
+	// lastStall (clock, Unix ns) is when this admin's own database access last failed
+	// or was held up (see markStall).
+	lastStall atomic.Int64
 	// The fail monitor's state (failMu): a pass reads the logs from failFrom on; every
 	// log below failRead has been read at least once; failOpen holds the logs below
 	// failFrom that were still unfinished when read again (long runs); failFull is when
@@ -158,6 +179,12 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	id := newInstanceID()
 	s.instance.Store(&id)
 	s.metrics.prom = newPromMetrics(s)
+	s.scanCond = condTracker{loop: "scan", log: s.log, gauge: s.metrics.prom.state}
+	s.metrics.prom.state.WithLabelValues(Scheduling.String()).Set(1)
+	s.ringCond = condTracker{loop: "ring", log: s.log}
+	if store != nil {
+		store.SetLockLimits(cfg.Lock)
+	}
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
 	// fire while the outcome is written with the next batch, so one second's fires are
 	// not spaced out by database round trips. WaitIdle and Stop wait for the writes.
@@ -165,7 +192,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// A callback that arrives while its log's outcome still waits here rides on that
 	// write (see attachResults).
 	s.logs = groupCommit[outcome]{max: 500, parallel: 2, write: s.writeOutcomes, posted: s.logPosted, hold: s.quiet,
-		key: func(o *outcome) int64 { return o.ID }, written: outcomesWritten}
+		key: func(o *outcome) int64 { return o.ID }, written: s.outcomesWritten}
 	// Callback batches of two requests may name the same log (an executor's retry, a
 	// second admin): every result write is guarded by handle_code = 0, so the first
 	// writer wins and children fire once. Two at a time keeps a big backlog from
@@ -189,6 +216,7 @@ func (s *Scheduler) Start() {
 			s.log.Warn("could not write this admin's heartbeat row; the heartbeat will retry", "err", err)
 		}
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
+		s.startedAt.Store(time.Now().UnixNano())
 		s.wgRing.Add(1)
 		go s.ringLoop()
 		s.wgScan.Add(1)
@@ -229,6 +257,16 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		case <-s.idle.wait():
 		case <-time.After(max(time.Until(deadline), time.Second)):
 			s.log.Error("stopped before every trigger outcome was written")
+		}
+		if n := s.unwrittenCount(); n > 0 {
+			s.retryOutcomes()
+			select {
+			case <-s.idle.wait():
+			case <-time.After(max(time.Until(deadline), time.Second)):
+			}
+			if n := s.unwrittenCount(); n > 0 {
+				s.log.Error("stopped with trigger outcomes unwritten; their logs stay open with their claim marker", "count", n)
+			}
 		}
 		// Whatever is still claimed (ring not drained in time, database down) is
 		// handed to the other admins at once.
@@ -274,10 +312,62 @@ func (s *Scheduler) logPosted(delta int, err error) {
 		return
 	}
 	if err != nil {
-		s.metrics.triggerErrors.Add(int64(-delta))
-		s.log.Error("could not record trigger outcomes; their logs stay open with their claim marker", "count", -delta, "err", err)
+		s.metrics.dbError("outcomes")
 	}
 	s.idle.done(-delta)
+}
+
+// maxUnwritten bounds the trigger outcomes kept in memory while the database cannot
+// take them (a minute of sustained 10,000 fires/s would be 600,000; during an outage
+// no new fires go out, so only those already sent wait here).
+const maxUnwritten = 200_000
+
+// outcomesWritten releases the callbacks waiting on a written batch and keeps the
+// outcomes of a failed write, to write them when the database answers again (see
+// retryOutcomes): a fire that reached its executor is recorded, never left looking
+// pending. Callbacks that rode on them were answered with a failure (the executor
+// sends them again); their results stay with the kept outcomes.
+func (s *Scheduler) outcomesWritten(os []outcome, err error) {
+	outcomesWritten(os, err)
+	if err == nil {
+		return
+	}
+	s.unwrittenMu.Lock()
+	defer s.unwrittenMu.Unlock()
+	if len(s.unwritten) == 0 {
+		s.log.Error("could not record trigger outcomes; kept in memory and written when the database answers",
+			"count", len(os), "err", oneLine(err))
+	}
+	for i := range os {
+		os[i].waiters = nil
+	}
+	s.unwritten = append(s.unwritten, os...)
+	if over := len(s.unwritten) - maxUnwritten; over > 0 {
+		s.log.Error("too many trigger outcomes wait for the database; the oldest are given up (their logs stay open with their claim marker)",
+			"count", over)
+		s.unwritten = append([]outcome(nil), s.unwritten[over:]...)
+	}
+}
+
+// retryOutcomes hands the kept outcomes to the log writer again (after a heartbeat
+// went through: the database answers).
+func (s *Scheduler) retryOutcomes() {
+	s.unwrittenMu.Lock()
+	os := s.unwritten
+	s.unwritten = nil
+	s.unwrittenMu.Unlock()
+	if len(os) == 0 {
+		return
+	}
+	s.log.Info("writing trigger outcomes kept while the database could not take them", "count", len(os))
+	s.logs.post(s.runCtx, os...)
+}
+
+// unwrittenCount is how many trigger outcomes wait for the database.
+func (s *Scheduler) unwrittenCount() int {
+	s.unwrittenMu.Lock()
+	defer s.unwrittenMu.Unlock()
+	return len(s.unwritten)
 }
 
 func (s *Scheduler) runTrigger(req TriggerRequest) {
@@ -337,32 +427,4 @@ func localIP() string {
 		}
 	}
 	return "127.0.0.1"
-}
-
-// outage logs a loop's database errors once per outage and its recovery once.
-type outage struct {
-	mu   sync.Mutex
-	down bool
-	m    *metrics
-}
-
-func (o *outage) fail(log *slog.Logger, loop string, err error) {
-	if o.m != nil {
-		o.m.dbError(loop)
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.down {
-		log.Error("database unavailable, backing off", "loop", loop, "err", err)
-	}
-	o.down = true
-}
-
-func (o *outage) ok(log *slog.Logger, loop string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.down {
-		log.Info("database reachable again", "loop", loop)
-	}
-	o.down = false
 }

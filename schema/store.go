@@ -100,6 +100,8 @@ type Store struct {
 
 	logIndexOnce        sync.Once
 	skipHandleCodeIndex atomic.Bool // see detectLogIndexes
+
+	scan scanSession // the scan's own connection (store_lock.go)
 }
 
 // NewStore returns a Store for a database whose layout is already known.

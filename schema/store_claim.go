@@ -259,3 +259,41 @@ func (s *Store) FailClaim(ctx context.Context, id int64, oldMarker, msg string, 
 	}
 	return n > 0, nil
 }
+
+// CloseOwnClaims closes claims of one instance that will not be sent, with a message
+// saying why, in statements of up to MaxBatchRows ids. Only rows still open and still
+// carrying a marker of that instance change: a claim another admin took over meanwhile
+// is left to it. Neither alarmed nor retried (alarm_status set). It returns how many
+// rows it closed.
+func (s *Store) CloseOwnClaims(ctx context.Context, instance string, ids []int64, msg string) (int64, error) {
+	var closed int64
+	err := Chunks(len(ids), MaxBatchRows, func(lo, hi int) error {
+		n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("trigger_code", 500).Set("trigger_msg", msg).
+			Set("alarm_status", AlarmNone).
+			Where(sq.Eq{"id": ids[lo:hi], "trigger_code": 0}).Where(sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"})))
+		if err != nil {
+			return fmt.Errorf("close claims: %w", err)
+		}
+		closed += n
+		s.logsChanged(ctx, logTriggerChanged, ids[lo:hi]...)
+		return nil
+	})
+	return closed, err
+}
+
+// AdminMark reads an instance's heartbeat row: its sent-up-to mark, and whether the row
+// exists. A raise whose answer was lost (the connection broke after the server applied
+// it) leaves the row at the new mark; the instance reads it back instead of believing
+// itself taken over.
+func (s *Store) AdminMark(ctx context.Context, instance string) (mark int64, found bool, err error) {
+	hs, err := s.adminHeartbeats(ctx, sq.Eq{"registry_value": instance}, "")
+	if err != nil {
+		return 0, false, err
+	}
+	for _, h := range hs {
+		if h.HasSentUpTo {
+			return h.SentUpTo, true, nil
+		}
+	}
+	return 0, false, nil
+}

@@ -221,7 +221,7 @@ func TestMariaDBOutageUnderLoad(t *testing.T) {
 	require.Zero(t, db.Count(t, "xxl_job_log", "trigger_code = 200 AND handle_code = 0 AND trigger_time < ?", up))
 
 	// The loops logged the outage once each and backed off instead of spinning.
-	require.Equal(t, 1, out.count("database unavailable", "loop=scan"), "the scan logs the outage once")
+	require.Equal(t, 1, out.count("database unreachable", "loop=scan"), "the scan logs the outage once")
 	require.GreaterOrEqual(t, out.count("database reachable again", "loop=scan"), 1)
 	require.Zero(t, out.count("panic"))
 	require.LessOrEqual(t, peak.Goroutines, base.Goroutines+50, "goroutines grew during the outage")

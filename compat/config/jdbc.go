@@ -549,12 +549,29 @@ func parseGoDSN(raw string, in jdbcInput) (*mysql.Config, []string, error) {
 // twice. The driver escapes every value; it refuses to for the multi-byte character
 // sets whose bytes can hide a quote (GBK, Big5, SJIS, …), so those keep server-side
 // prepared statements.
+//
+// Lock waits end on the server before the client's read timeout (ioTimeout) gives up on
+// the statement, unless the URL sets them: a statement the client abandoned while it
+// waited (for a row lock, or for a global read or backup lock to be released) would
+// otherwise still run on the server afterwards, and its caller would not know.
 func forceSettings(c *mysql.Config) {
 	c.ParseTime = true
 	c.ClientFoundRows = true
 	c.MultiStatements = false
 	c.InterpolateParams = !unsafeCollation(c.Collation)
+	for k, v := range serverLockWaits {
+		if _, set := c.Params[k]; !set {
+			if c.Params == nil {
+				c.Params = map[string]string{}
+			}
+			c.Params[k] = v
+		}
+	}
 }
+
+// serverLockWaits are the session lock waits of the admin's connections, in seconds:
+// shorter than ioTimeout.
+var serverLockWaits = map[string]string{"innodb_lock_wait_timeout": "20", "lock_wait_timeout": "20"}
 
 // unsafeCollation reports the collations go-sql-driver cannot interpolate into: those
 // of character sets where a multi-byte character may end in a backslash or quote byte.
