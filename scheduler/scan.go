@@ -129,6 +129,7 @@ func (s *Scheduler) endStaleHolder(h *schema.LockHolder) {
 	s.metrics.prom.holdersEnded.Inc()
 	s.log.Warn("ended the connection that held the schedule lock idle in its transaction", "holder", h.String())
 }
+
 // overloaded reports that the admin cannot keep up with what it already read ahead:
 // the ring has not finished handing a second's fires to the trigger pools for over
 // 2 s, because the pools' queues are full and block it. (A full queue alone is no
