@@ -55,6 +55,9 @@ type Config struct {
 	ScheduleBatchSize int
 	// Mail is the alarm mailer, from spring.mail.*.
 	Mail Mail
+	// ScheduleLock bounds what one admin's hold of the schedule lock can cost the
+	// others, from xxl.admin.schedule-lock.* (docs/RELIABILITY.md).
+	ScheduleLock ScheduleLock
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -70,6 +73,22 @@ type Config struct {
 	Warnings []string
 	// Positional are the command-line arguments that are not --options (subcommands).
 	Positional []string
+}
+
+// ScheduleLock holds the limits of the scan's transaction under the schedule lock.
+type ScheduleLock struct {
+	// Wait is xxl.admin.schedule-lock.wait-timeout: how long one statement of a scan
+	// waits for a lock (the schedule_lock row, a global read or backup lock) before the
+	// scan gives up and tries again. Whole seconds on the server, 1..60 s.
+	Wait time.Duration
+	// IdleRelease is xxl.admin.schedule-lock.idle-release: the server ends this admin's
+	// scan connection, and so releases the lock, when it sits idle this long inside its
+	// transaction (this admin cut off, frozen or paused). Whole seconds, 1 s..1 h.
+	IdleRelease time.Duration
+	// KillStaleHolderAfter is xxl.admin.schedule-lock.kill-stale-holder-after: a
+	// connection that holds the lock idle in its transaction this long (a Java admin
+	// cut off while holding it) is ended by the admin waiting for it; 0 never.
+	KillStaleHolderAfter time.Duration
 }
 
 // ContextRoot is ContextPath for building links: "/" for the root instead of "".
@@ -707,6 +726,9 @@ func (l *loader) build() *Config {
 	c.SlowMax = max(c.SlowMax, 100)
 	c.LogRetentionDays, _ = l.integer("xxl.job.logretentiondays")
 	c.TimeoutSeconds = l.intIn("xxl.job.timeout", 1, 60)
+	c.ScheduleLock.Wait = time.Duration(l.intIn("xxl.admin.schedule-lock.wait-timeout", 1000, 60000)) * time.Millisecond
+	c.ScheduleLock.IdleRelease = time.Duration(l.intIn("xxl.admin.schedule-lock.idle-release", 1000, 3600000)) * time.Millisecond
+	c.ScheduleLock.KillStaleHolderAfter = l.millis("xxl.admin.schedule-lock.kill-stale-holder-after")
 	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
 	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
 		c.ScheduleBatchSize = 100

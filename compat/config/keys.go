@@ -50,6 +50,11 @@ var specs = []spec{
 	// Ours: the embedded SQLite file used when no datasource is configured
 	// (cmd/xxl-admin-go resolves the default, ./xxl-job.db).
 	{"xxl.admin.embedded.path", ""},
+	// Ours: how long one admin's hold of the schedule lock can cost the others (ms;
+	// see ScheduleLock).
+	{"xxl.admin.schedule-lock.wait-timeout", "2000"},
+	{"xxl.admin.schedule-lock.idle-release", "5000"},
+	{"xxl.admin.schedule-lock.kill-stale-holder-after", "10000"},
 }
 
 // ignored lists keys of the upstream file (and of Spring Boot itself) that mean nothing
