@@ -13,21 +13,10 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/xxl-admin-go/xxl-admin-go/cmd/internal/adminapp"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
-	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
-	"github.com/xxl-admin-go/xxl-admin-go/routes"
-	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
-	"github.com/xxl-admin-go/xxl-admin-go/schema"
-	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
 
 // adminArgs are the command-line arguments the admin would get in production for the
@@ -61,19 +50,15 @@ func sepFor(dsn string) string {
 	return "?"
 }
 
-// admin is the production admin assembled as cmd/xxl-admin-go's serve does it: the
-// same configuration loader, store, executor client, scheduler, executor API, console
-// (JSON endpoints and HTML pages) and /metrics. Keep it in step with serve.go.
+// admin is the production admin, built by adminapp as cmd/xxl-admin-go builds it,
+// on the benchmark's database pool and a loopback listener.
 type admin struct {
-	cfg   *config.Config
-	db    *sql.DB
-	store *schema.Store
+	*adminapp.Admin
+	// sched is Admin.Scheduler, whose statistics the measurements read.
 	sched *scheduler.Scheduler
-	app   *fiber.App
-	ln    net.Listener
-	// URL is the base executors call: http://host:port + context path.
-	URL     string
-	serveCh chan error
+	db    *sql.DB
+	// URL is the base executors call: http://127.0.0.1:port + context path.
+	URL string
 }
 
 // startAdmin builds and starts the admin. listen overrides server.address:server.port
@@ -97,59 +82,21 @@ func startAdmin(ctx context.Context, args []string, log *slog.Logger, listen str
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	store, report, err := schema.OpenStore(ctx, db)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
-	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
-	sched := scheduler.New(scheduler.Config{
-		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
-		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: cfg.DataSource.MySQL.Loc,
-		P3: report.Layout.GroupAccessToken, Logger: log,
-	}, store, httpExec, clock.Real{})
-
-	app := routes.NewApp(log)
-	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
-	if report.Layout.GroupAccessToken {
-		api.GroupTokens = store.GroupTokens
-	}
-	api.Mount(app, cfg.ContextPath, "")
-	mgr := manage.New(manage.Config{
-		Store: store, Scheduler: sched, Logs: httpExec, Location: cfg.DataSource.MySQL.Loc,
-		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
-	})
-	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log})
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
-	pages.Mount(app)
-	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(sched.Collectors()...)
-	metrics := adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	app.Get(cfg.ContextPath+"/metrics", metrics)
-	if cfg.ContextPath != "" {
-		app.Get("/metrics", metrics)
-	}
 	if listen == "" {
 		listen = net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port))
 	}
-	ln, err := net.Listen("tcp", listen)
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db, Location: cfg.DataSource.MySQL.Loc,
+		Logger: log, Listen: listen})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("listen %s: %w", listen, err)
+		return nil, err
 	}
-	a := &admin{cfg: cfg, db: db, store: store, sched: sched, app: app, ln: ln, serveCh: make(chan error, 1)}
-	host := ln.Addr().(*net.TCPAddr)
-	a.URL = fmt.Sprintf("http://127.0.0.1:%d%s", host.Port, cfg.ContextPath)
-	sched.Start()
-	go func() { a.serveCh <- app.Listener(ln) }()
-	return a, nil
+	if err := a.Start(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	port := a.Addr().(*net.TCPAddr).Port
+	return &admin{Admin: a, sched: a.Scheduler, db: db, URL: fmt.Sprintf("http://127.0.0.1:%d%s", port, cfg.ContextPath)}, nil
 }
 
 // stopScheduler stops scanning and waits for the ring and the trigger pools; the HTTP
@@ -172,27 +119,20 @@ func (a *admin) idle() bool {
 
 // close stops the HTTP server and the database pool.
 func (a *admin) close() {
-	_ = a.app.ShutdownWithTimeout(2 * time.Second)
+	_ = a.App.ShutdownWithTimeout(2 * time.Second)
 	a.db.Close()
 }
 
-// adminRole runs the admin alone until SIGTERM/SIGINT: the child measured by
-// -measure=startup when no -admin-bin is given.
+// adminRole runs the admin alone until SIGTERM/SIGINT and stops it as production
+// does: the child measured by -measure=startup when no -admin-bin is given.
 func adminRole(ctx context.Context, args []string) error {
 	log := slog.New(newLogCounter(os.Stderr, slog.LevelWarn))
 	a, err := startAdmin(ctx, args, log, "")
 	if err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-	case err := <-a.serveCh:
-		a.stopScheduler(9 * time.Second)
-		return err
-	}
-	a.stopScheduler(9 * time.Second)
-	a.close()
-	return nil
+	defer a.db.Close()
+	return a.Wait(ctx)
 }
 
 // logCounter is the admin's log handler during a benchmark: it counts records by

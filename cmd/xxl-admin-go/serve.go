@@ -7,31 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/xxl-admin-go/xxl-admin-go/cmd/internal/adminapp"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
-	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
-	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
-	"github.com/xxl-admin-go/xxl-admin-go/routes"
-	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
-	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
-	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
 
 // loadConfig reads the configuration, keeping our own `--layout` flag of `schema init`
@@ -149,84 +134,22 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		return err
 	}
 	defer db.Close()
-	store, report, err := schema.OpenStore(ctx, db.DB)
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log,
+		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr)})
 	if err != nil {
 		return err
 	}
-	weakToken := strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token"
-	if weakToken {
-		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
-	}
-	client := executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
-	var mailer scheduler.Mailer
-	if cfg.Mail.Host != "" {
-		mailer = &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
-			From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
-			StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
-	}
-	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
-	sched := scheduler.New(scheduler.Config{
-		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
-		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: db.Loc,
-		P3: report.Layout.GroupAccessToken, Mailer: mailer, Logger: log,
-		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr),
-	}, store, httpExec, clock.Real{})
-
-	app := routes.NewApp(log)
-	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
-	if report.Layout.GroupAccessToken {
-		api.GroupTokens = store.GroupTokens
-	}
-	api.Mount(app, cfg.ContextPath, "")
-	mgr := manage.New(manage.Config{
-		Store: store, Scheduler: sched, Logs: httpExec, Location: db.Loc,
-		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
-	})
-	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken})
-	if err != nil {
+	if err := a.Start(); err != nil {
 		return err
 	}
-	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
-	pages.Mount(app)
-	app.Get(cfg.ContextPath+"/actuator/health", func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) })
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(sched.Collectors()...)
-	metrics := adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	app.Get(cfg.ContextPath+"/metrics", metrics)
-	if cfg.ContextPath != "" {
-		app.Get("/metrics", metrics)
-	}
-
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
-	if err != nil {
-		return fmt.Errorf("server.port %d: %w", cfg.Port, err)
-	}
-	sched.Start()
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- app.Listener(ln) }()
-	log.Info("xxl-admin-go serving", "addr", ln.Addr().String(), "context_path", cfg.ContextPath,
-		"layout", report.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
+	log.Info("xxl-admin-go serving", "addr", a.Addr().String(), "context_path", cfg.ContextPath,
+		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
-	db.announce(ctx, log, cfg, store, ln.Addr())
+	db.announce(ctx, log, cfg, a.Store, a.Addr())
 	if ready != nil {
-		ready <- ln.Addr().String()
+		ready <- a.Addr().String()
 	}
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		if err != nil {
-			sched.Stop(context.Background())
-			return fmt.Errorf("http server: %w", err)
-		}
-	}
-	log.Info("stopping: no new scans, firing what the ring holds, waiting for running triggers")
-	stopCtx, cancel := context.WithTimeout(context.Background(), 9*time.Second)
-	defer cancel()
-	sched.Stop(stopCtx)
-	_ = app.ShutdownWithTimeout(time.Second)
-	log.Info("stopped")
-	return nil
+	return a.Wait(ctx)
 }
 
 // crashPoint is the fault-injection hook of the process tests (crash_test.go):

@@ -1,0 +1,220 @@
+// Package adminapp builds the admin from its configuration: store, executor client,
+// scheduler, executor API, console, pages, health and metrics on one fiber app.
+package adminapp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/routes"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/ui"
+)
+
+// Options are what Build needs beyond the configuration, and the few things that
+// legitimately differ between the production admin and its benchmark or tests. The
+// zero value of every optional field is what production uses.
+type Options struct {
+	// Config is the loaded configuration (required).
+	Config *config.Config
+	// DB is the open database pool (required). The caller owns it and closes it after
+	// the admin has stopped.
+	DB *sql.DB
+	// Location is the zone DATETIME values are read in and cron is evaluated in:
+	// serverTimezone for MySQL, the machine's zone for the embedded file (required).
+	Location *time.Location
+	// Logger receives the admin's logs (required).
+	Logger *slog.Logger
+	// Listen is the address Start listens on; ":server.port" (every interface) when
+	// empty, as in production.
+	Listen string
+	// Clock is the scheduler's time source; the real clock when nil.
+	Clock clock.Clock
+	// Client calls the executors; when nil, one with xxl.job.timeout is made.
+	Client *executor.Client
+	// Pause is the scheduler's fault-injection hook (scheduler.Config.Pause); nil in
+	// production.
+	Pause func(point string)
+}
+
+// Admin is the built admin: the fiber app with every route mounted, and the scheduler
+// and store behind it. Build it, Start it, then Wait (or Stop).
+type Admin struct {
+	// App serves the executor API, the console, the pages, health and metrics.
+	App *fiber.App
+	// Scheduler runs the scan, the ring, the triggers and the monitors.
+	Scheduler *scheduler.Scheduler
+	// Store is the database access of all of them.
+	Store *schema.Store
+	// Layout is the table layout found in the database.
+	Layout schema.Layout
+
+	log      *slog.Logger
+	listen   string
+	port     int
+	ln       net.Listener
+	serveErr chan error
+}
+
+// Build wires the admin as cmd/xxl-admin-go runs it; the benchmark calls it too, so
+// that it measures exactly this. Nothing runs until Start.
+func Build(ctx context.Context, o Options) (*Admin, error) {
+	switch {
+	case o.Config == nil:
+		return nil, errors.New("adminapp: no configuration")
+	case o.DB == nil:
+		return nil, errors.New("adminapp: no database")
+	case o.Location == nil:
+		return nil, errors.New("adminapp: no time zone for the database")
+	case o.Logger == nil:
+		return nil, errors.New("adminapp: no logger")
+	}
+	cfg, log := o.Config, o.Logger
+	store, report, err := schema.OpenStore(ctx, o.DB)
+	if err != nil {
+		return nil, err
+	}
+	weakToken := strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token"
+	if weakToken {
+		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
+	}
+	client := o.Client
+	if client == nil {
+		client = executor.New(executor.Options{Timeout: time.Duration(cfg.TimeoutSeconds) * time.Second})
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
+	sched := scheduler.New(scheduler.Config{
+		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
+		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: o.Location,
+		P3: report.Layout.GroupAccessToken, Mailer: mailer(cfg), Logger: log,
+		Pause: o.Pause,
+	}, store, httpExec, clk)
+
+	app := routes.NewApp(log)
+	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
+	if report.Layout.GroupAccessToken {
+		api.GroupTokens = store.GroupTokens
+	}
+	api.Mount(app, cfg.ContextPath, "")
+	mgr := manage.New(manage.Config{
+		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
+		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
+	})
+	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken})
+	if err != nil {
+		return nil, err
+	}
+	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
+	pages.Mount(app)
+	app.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched))
+	metrics := metricsHandler(sched)
+	app.Get(cfg.ContextPath+"/metrics", metrics)
+	if cfg.ContextPath != "" {
+		// Prometheus scrapes /metrics by default, whatever the context path.
+		app.Get("/metrics", metrics)
+	}
+	return &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
+		log: log, listen: o.Listen, port: cfg.Port, serveErr: make(chan error, 1)}, nil
+}
+
+// mailer sends alarm mails through spring.mail.host; nil (e-mail alarms off) when no
+// host is configured.
+func mailer(cfg *config.Config) scheduler.Mailer {
+	if cfg.Mail.Host == "" {
+		return nil
+	}
+	return &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
+		From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
+		StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
+}
+
+// healthHandler answers /actuator/health as Spring Boot's actuator does for a healthy
+// application.
+func healthHandler(sched *scheduler.Scheduler) fiber.Handler {
+	return func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) }
+}
+
+// metricsHandler serves the Go runtime, process and scheduler metrics in the
+// Prometheus text format, from a registry of its own.
+func metricsHandler(sched *scheduler.Scheduler) fiber.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(sched.Collectors()...)
+	return adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+}
+
+// Start listens, starts the scheduler and serves HTTP in the background. The listener
+// is opened first, so a port in use fails the start before any job is scanned.
+func (a *Admin) Start() error {
+	var err error
+	if a.listen == "" {
+		if a.ln, err = net.Listen("tcp", ":"+strconv.Itoa(a.port)); err != nil {
+			return fmt.Errorf("server.port %d: %w", a.port, err)
+		}
+	} else if a.ln, err = net.Listen("tcp", a.listen); err != nil {
+		return fmt.Errorf("listen %s: %w", a.listen, err)
+	}
+	a.Scheduler.Start()
+	go func() { a.serveErr <- a.App.Listener(a.ln) }()
+	return nil
+}
+
+// Addr is the address the admin listens on; nil before Start.
+func (a *Admin) Addr() net.Addr {
+	if a.ln == nil {
+		return nil
+	}
+	return a.ln.Addr()
+}
+
+// Wait serves until ctx is done and then stops the admin as Stop does. If the HTTP
+// server fails first, it stops the scheduler (10 s at most) and returns the error.
+func (a *Admin) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+	case err := <-a.serveErr:
+		if err != nil {
+			a.Scheduler.Stop(context.Background())
+			return fmt.Errorf("http server: %w", err)
+		}
+	}
+	a.Stop()
+	return nil
+}
+
+// Stop stops the admin gracefully, scheduler first: no new scans, the ring fired and
+// running triggers waited for (9 s at most) while HTTP still takes their callbacks;
+// then the HTTP server (1 s).
+func (a *Admin) Stop() {
+	a.log.Info("stopping: no new scans, firing what the ring holds, waiting for running triggers")
+	stopCtx, cancel := context.WithTimeout(context.Background(), 9*time.Second)
+	defer cancel()
+	a.Scheduler.Stop(stopCtx)
+	_ = a.App.ShutdownWithTimeout(time.Second)
+	a.log.Info("stopped")
+}

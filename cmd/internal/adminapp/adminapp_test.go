@@ -1,0 +1,78 @@
+package adminapp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// TestBuildServesEveryPart builds the admin on an embedded database with the default
+// context path and checks that each part answers over a real listener: health, the
+// metrics under the context path and under "/", the executor API, the console.
+func TestBuildServesEveryPart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := schema.OpenSQLite(filepath.Join(t.TempDir(), "xxl-job.db"), time.Local)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	require.NoError(t, schema.Init(ctx, db, schema.Layout34))
+	cfg, err := config.Load([]string{"--xxl.job.accessToken=test_token"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "/xxl-job-admin", cfg.ContextPath)
+
+	a, err := Build(ctx, Options{Config: cfg, DB: db, Location: time.Local,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Listen: "127.0.0.1:0"})
+	require.NoError(t, err)
+	require.NoError(t, a.Start())
+	runCtx, stop := context.WithCancel(ctx)
+	waited := make(chan error, 1)
+	go func() { waited <- a.Wait(runCtx) }()
+
+	base := "http://" + a.Addr().String()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err, path)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, path)
+		return resp.StatusCode, string(body)
+	}
+	code, body := get("/xxl-job-admin/actuator/health")
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"status":"UP"}`, body)
+	for _, p := range []string{"/xxl-job-admin/metrics", "/metrics"} {
+		code, body = get(p)
+		require.Equal(t, http.StatusOK, code, p)
+		require.Contains(t, body, "go_goroutines", p)
+	}
+	// Without the access token the executor API answers with its own envelope.
+	code, body = get("/xxl-job-admin/api/registry")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `"code":500`)
+	code, _ = get("/xxl-job-admin/toLogin")
+	require.Equal(t, http.StatusOK, code)
+
+	stop()
+	select {
+	case err := <-waited:
+		require.NoError(t, err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("Wait did not return after the context was cancelled")
+	}
+}
+
+// TestBuildRefusesMissingOptions names what is missing instead of failing later.
+func TestBuildRefusesMissingOptions(t *testing.T) {
+	t.Parallel()
+	_, err := Build(context.Background(), Options{})
+	require.ErrorContains(t, err, "no configuration")
+}
