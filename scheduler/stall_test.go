@@ -1,0 +1,193 @@
+package scheduler_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// scanAt runs one scan with the bundle's clock at t.
+func (b *testBundle) scanAt(t *testing.T, at time.Time) {
+	t.Helper()
+	b.clock.Set(at)
+	_, err := b.sched.ScanOnce(context.Background())
+	require.NoError(t, err)
+}
+
+// sentPerJob counts the runs the executor received, by job.
+func sentPerJob(ex *executortest.Executor) map[int]int {
+	out := map[int]int{}
+	for _, p := range ex.Triggers() {
+		out[p.JobID]++
+	}
+	return out
+}
+
+// A ring held up for several seconds (a database stall, a frozen process) finds the
+// fires of those seconds in its slots. Upstream sends them all at once, so a job runs
+// several times in one second. Here only the latest fire of each job goes out; the
+// others close as merged.
+func TestCatchUpSendsEachJobOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "catchup", ex.Address())
+	var ids []int
+	for i := 0; i < 3; i++ {
+		ids = append(ids, b.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(time.Second).UnixMilli()
+		}))
+	}
+	// Three scans, one a second, and no ring tick: each job has a fire of t0+1, t0+2
+	// and t0+3 waiting in the ring.
+	for s := 0; s < 3; s++ {
+		b.scanAt(t, t0.Add(time.Duration(s)*time.Second))
+	}
+	require.Equal(t, 9, b.sched.RingSize())
+	b.clock.Set(t0.Add(4 * time.Second))
+	b.sched.RingTick(t0.Add(4 * time.Second))
+	b.idle(t)
+	for _, id := range ids {
+		require.Equal(t, 1, sentPerJob(ex)[id], "job %d runs once for the three seconds caught up", id)
+		var merged, sent int
+		var sentID, lastMerged int64
+		for _, l := range b.logs(t, id) {
+			switch {
+			case l.TriggerCode == 200:
+				sent++
+				sentID = l.ID
+			case l.TriggerCode == 500 && strings.Contains(l.TriggerMsg, "merged"):
+				merged++
+				lastMerged = max(lastMerged, l.ID)
+				require.Equal(t, schema.AlarmNone, l.AlarmStatus, "a merged fire neither alarms nor retries")
+			default:
+				t.Fatalf("job %d: log %d left at trigger_code %d (%s)", id, l.ID, l.TriggerCode, l.TriggerMsg)
+			}
+		}
+		require.Equal(t, 1, sent)
+		require.Equal(t, 2, merged)
+		require.Greater(t, sentID, lastMerged, "the latest claim (t0+3) is the one sent")
+	}
+}
+
+// A read-ahead fire that could go out only more than 5 s after its time follows the
+// job's misfire strategy, as the scan applies it: DO_NOTHING skips it, FIRE_ONCE_NOW
+// sends one misfire trigger for all of a job's late fires. Upstream's ring would send
+// every one of them, however late (scheduler.md §4, §6).
+func TestLateFiresFollowMisfireStrategy(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "late", ex.Address())
+	next := t0.Add(time.Second).UnixMilli()
+	skip := b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "* * * * * ?", 1, next, "DO_NOTHING"
+	})
+	once := b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "* * * * * ?", 1, next, "FIRE_ONCE_NOW"
+	})
+	for s := 0; s < 2; s++ { // fires of t0+1 and t0+2 for each job
+		b.scanAt(t, t0.Add(time.Duration(s)*time.Second))
+	}
+	// The ring comes back 9 s later: both fires are more than 5 s late.
+	b.clock.Set(t0.Add(9 * time.Second))
+	b.sched.RingTick(t0.Add(9 * time.Second))
+	b.idle(t)
+	sent := sentPerJob(ex)
+	require.Zero(t, sent[skip], "DO_NOTHING: nothing sent late")
+	require.Equal(t, 1, sent[once], "FIRE_ONCE_NOW: one trigger for the late fires")
+	for _, l := range b.logs(t, skip) {
+		require.Equal(t, 500, l.TriggerCode)
+		require.Contains(t, l.TriggerMsg, "DO_NOTHING")
+		require.Equal(t, schema.AlarmNone, l.AlarmStatus)
+	}
+	var misfire, merged int
+	for _, l := range b.logs(t, once) {
+		switch l.TriggerCode {
+		case 200:
+			misfire++
+			require.Contains(t, l.TriggerMsg, "Misfire", "sent as a misfire trigger")
+		case 500:
+			merged++
+			require.Contains(t, l.TriggerMsg, "merged")
+		default:
+			t.Fatalf("log %d left open", l.ID)
+		}
+	}
+	require.Equal(t, 1, misfire)
+	require.Equal(t, 1, merged)
+	require.Equal(t, 1, b.logLines.count("more than 5 s late not sent"), "said once for the batch")
+}
+
+// An admin whose own heartbeat or scan was just held up (a global read lock, a restart
+// of the server) declares no other admin stopped: their heartbeats were held up by the
+// same cause. Once its own access has gone through for the heartbeat timeout, it
+// judges again.
+func TestNoTakeoverRightAfterOwnStall(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "stall", ex.Address())
+	id := a.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(time.Second).UnixMilli()
+	})
+	a.scanAt(t, t0) // A claims the fire of t0+1 and beats at t0
+	b.clock.Set(t0.Add(4 * time.Second))
+	b.sched.MarkStall()
+	_, err := b.sched.ScanOnce(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, a.db.Count(t, "xxl_job_registry", "registry_group='ADMIN' AND registry_value=?", a.sched.Instance()),
+		"A is not declared stopped by an admin that just stalled itself")
+	require.Equal(t, 1, a.db.Count(t, "xxl_job_log", "job_id=? AND trigger_code=0 AND trigger_msg LIKE ?", id, schema.ClaimPrefix+a.sched.Instance()+":%"))
+
+	b.clock.Set(t0.Add(7*time.Second + 500*time.Millisecond))
+	_, err = b.sched.ScanOnce(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, a.db.Count(t, "xxl_job_registry", "registry_group='ADMIN' AND registry_value=?", a.sched.Instance()),
+		"3 s later A's silence is its own: taken over")
+}
+
+// Trigger outcomes that cannot be written (the database went away right after the
+// fires went out) are kept and written when the database answers again: a run that
+// happened never stays looking pending.
+func TestOutcomesKeptThroughOutage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{proxy: true})
+	ex := b.executor(t, executortest.KindJava342)
+	ex.SetFault(executortest.EndpointRun, executortest.Fault{Delay: 500 * time.Millisecond})
+	g := b.group(t, "keep", ex.Address())
+	var ids []int
+	for i := 0; i < 5; i++ {
+		ids = append(ids, b.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "0 0 0 * * ?", 1, t0.Add(time.Second).UnixMilli()
+		}))
+	}
+	b.scanAt(t, t0)
+	b.clock.Set(t0.Add(time.Second))
+	b.sched.RingTick(t0.Add(time.Second)) // sends; each executor answers after 500 ms
+	require.Eventually(t, func() bool { return len(ex.CallsTo(executortest.EndpointRun)) == len(ids) }, 5*time.Second, 10*time.Millisecond)
+	b.proxy.Cut() // before the answers come back and their outcomes are written
+	require.Eventually(t, func() bool { return b.sched.PendingOutcomes() == len(ids) }, 10*time.Second, 20*time.Millisecond,
+		"the outcomes whose write failed are kept")
+	require.Equal(t, len(ids), b.db.Count(t, "xxl_job_log", "trigger_code = 0"), "not written yet")
+	b.proxy.Restore()
+	require.NoError(t, b.sched.Beat()) // the heartbeat goes through: kept outcomes are written
+	b.idle(t)
+	require.Zero(t, b.sched.PendingOutcomes())
+	for _, id := range ids {
+		l := b.logs(t, id)[0]
+		require.Equal(t, 200, l.TriggerCode, "job %d: the run that happened is recorded", id)
+		require.NotContains(t, l.TriggerMsg, schema.ClaimPrefix)
+	}
+	require.LessOrEqual(t, b.logLines.count("could not record trigger outcomes"), 1, "said once, not per batch")
+}
+
+var _ = scheduler.Health{}
