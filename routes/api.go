@@ -1,6 +1,8 @@
-// Package routes is the HTTP surface of the admin: the executor API (/api/*) served
-// under the configured context path and under "/", and later the console. Handlers
-// decode, check, call one domain function and encode; they never touch SQL.
+// Package routes is the HTTP surface of the admin for executors: the executor API
+// (/api/*) served under the configured context path and under "/", and the fiber app
+// every handler is mounted on. Handlers decode, check, call one domain function and
+// encode; they never touch SQL. The rules they call (registration, callbacks) are in
+// scheduler; the console's handlers are in routes/console.
 package routes
 
 import (

@@ -1,6 +1,7 @@
 // Package scheduler is the scheduling core of the admin: the scan loop that reads jobs
 // ahead under the cluster lock, the time ring, the trigger pipeline, callbacks, and
-// the registry, fail, lost-job and report monitors (scheduler.md).
+// the registry, fail, lost-job and report monitors (scheduler.md). Its HTTP side, the
+// executor API, is in routes; the console's rules are in scheduler/manage.
 package scheduler
 
 import (

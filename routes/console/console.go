@@ -1,6 +1,8 @@
 // Package console serves the web console's JSON endpoints (admin-http.md §3–5) for
 // scripts and pages written against xxl-job 2.4.x and 3.x: thin handlers that decode,
 // authenticate, call one scheduler/manage operation and encode in the caller's dialect.
+// The rules themselves (permissions, validation, sign-in) are in scheduler/manage; the
+// HTML pages are in ui.
 package console
 
 import (

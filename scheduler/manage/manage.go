@@ -1,6 +1,7 @@
 // Package manage is the domain side of the web console: sign-in and sessions, the
 // permission rules, and the validated job, executor, log, GLUE and user operations the
-// console's handlers call. It never sees HTTP types.
+// console's handlers call. It never sees HTTP types: the handlers (JSON endpoints) are
+// in routes/console, the HTML pages in ui.
 package manage
 
 import (
