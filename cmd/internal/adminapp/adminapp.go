@@ -113,6 +113,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: o.Location,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer(cfg), Logger: log,
 		Pause: o.Pause,
+		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
+		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
 	}, store, httpExec, clk)
 
 	app := routes.NewApp(log)
@@ -131,7 +133,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
 	pages.Mount(app)
-	app.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched))
+	app.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched, o.DB))
 	metrics := metricsHandler(sched)
 	app.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
@@ -153,10 +155,46 @@ func mailer(cfg *config.Config) scheduler.Mailer {
 		StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
 }
 
-// healthHandler answers /actuator/health as Spring Boot's actuator does for a healthy
-// application.
-func healthHandler(sched *scheduler.Scheduler) fiber.Handler {
-	return func(c *fiber.Ctx) error { return c.SendString(`{"status":"UP"}`) }
+// healthHandler answers /actuator/health as Spring Boot's actuator does: HTTP 200 with
+// {"status":"UP"} while the admin schedules, HTTP 503 with {"status":"DOWN"} and the
+// failing component while its database does not answer (checked on each request, with
+// a short timeout) or its scheduling is stalled (database locked, the schedule lock
+// held elsewhere, no scan for a while), so load balancers and Kubernetes probes see it.
+// Details name states, never error texts: the endpoint needs no login.
+func healthHandler(sched *scheduler.Scheduler, db *sql.DB) fiber.Handler {
+	type component struct {
+		Status  string            `json:"status"`
+		Details map[string]string `json:"details,omitempty"`
+	}
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), time.Second)
+		defer cancel()
+		dbc := component{Status: "UP"}
+		if err := db.PingContext(ctx); err != nil {
+			dbc = component{Status: "DOWN", Details: map[string]string{"error": "no answer within 1 s"}}
+			if schema.Classify(err) == schema.FaultUnreachable && ctx.Err() == nil {
+				dbc.Details["error"] = "unreachable"
+			}
+		}
+		h := sched.Health()
+		sc := component{Status: "UP", Details: map[string]string{"state": h.Condition.String()}}
+		if !h.Up {
+			sc.Status = "DOWN"
+			sc.Details["since"] = h.Since.UTC().Format(time.RFC3339)
+		}
+		if !h.LastScan.IsZero() {
+			sc.Details["lastScan"] = h.LastScan.UTC().Format(time.RFC3339)
+		}
+		if h.PendingOutcomes > 0 {
+			sc.Details["pendingOutcomes"] = strconv.Itoa(h.PendingOutcomes)
+		}
+		status := "UP"
+		if dbc.Status != "UP" || sc.Status != "UP" {
+			status = "DOWN"
+			c.Status(fiber.StatusServiceUnavailable)
+		}
+		return c.JSON(fiber.Map{"status": status, "components": fiber.Map{"db": dbc, "scheduler": sc}})
+	}
 }
 
 // metricsHandler serves the Go runtime, process and scheduler metrics in the

@@ -2,9 +2,11 @@ package adminapp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,7 +50,18 @@ func TestBuildServesEveryPart(t *testing.T) {
 	}
 	code, body := get("/xxl-job-admin/actuator/health")
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"status":"UP"}`, body)
+	var health struct {
+		Status     string
+		Components map[string]struct {
+			Status  string
+			Details map[string]string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &health), body)
+	require.Equal(t, "UP", health.Status, body)
+	require.Equal(t, "UP", health.Components["db"].Status, body)
+	require.Equal(t, "UP", health.Components["scheduler"].Status, body)
+	require.Equal(t, "scheduling", health.Components["scheduler"].Details["state"], body)
 	for _, p := range []string{"/xxl-job-admin/metrics", "/metrics"} {
 		code, body = get(p)
 		require.Equal(t, http.StatusOK, code, p)
@@ -75,4 +88,27 @@ func TestBuildRefusesMissingOptions(t *testing.T) {
 	t.Parallel()
 	_, err := Build(context.Background(), Options{})
 	require.ErrorContains(t, err, "no configuration")
+}
+
+// Health tells the truth: with its database gone the admin answers 503 and DOWN, as
+// Spring Boot's actuator does, naming the failing component.
+func TestHealthDownWithoutDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := schema.OpenSQLite(filepath.Join(t.TempDir(), "xxl-job.db"), time.Local)
+	require.NoError(t, err)
+	require.NoError(t, schema.Init(ctx, db, schema.Layout34))
+	cfg, err := config.Load(nil, nil)
+	require.NoError(t, err)
+	a, err := Build(ctx, Options{Config: cfg, DB: db, Location: time.Local,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Listen: "127.0.0.1:0"})
+	require.NoError(t, err)
+	require.NoError(t, db.Close()) // the database is gone
+	resp, err := a.App.Test(httptest.NewRequest(http.MethodGet, "/xxl-job-admin/actuator/health", nil))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
+	require.Contains(t, string(body), `"status":"DOWN"`)
+	require.Contains(t, string(body), `"db":{"status":"DOWN"`)
 }
