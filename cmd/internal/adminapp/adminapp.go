@@ -112,7 +112,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
 		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: o.Location,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer(cfg), Logger: log,
-		Pause: o.Pause,
+		Pause:                o.Pause,
 		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
 	}, store, httpExec, clk)
