@@ -9,3 +9,18 @@ func (s *Scheduler) Beat() error { return s.heartbeat(s.runCtx) }
 
 // PendingOutcomes is how many trigger outcomes wait for the database.
 func (s *Scheduler) PendingOutcomes() int { return s.unwrittenCount() }
+
+// LoseLastScan empties the ring and records the scans that filled it as uncertain, as
+// when their COMMIT reported an error after the server had committed; it returns how
+// many fires were dropped.
+func (s *Scheduler) LoseLastScan() int {
+	items := s.ring.drainAll()
+	seen := map[string]bool{}
+	for _, it := range items {
+		if !seen[it.Marker] {
+			seen[it.Marker] = true
+			s.uncertain = append(s.uncertain, uncertainScan{marker: it.Marker, atMs: it.FireMs - 1000})
+		}
+	}
+	return len(items)
+}

@@ -161,6 +161,7 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	}
 	var connID int64
 	var lockedAt time.Time
+	var marker string
 	err := s.store.InScanTx(ctx, func(id int64) { connID = id }, func(ctx context.Context) error {
 		p, found = plan{}, false
 		lockStart := time.Now()
@@ -177,11 +178,16 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			_, err := s.store.EnsureLockRow(ctx)
 			return err
 		}
-		marker := s.claimMarker()
+		marker = s.claimMarker()
 		recovered, err := s.recoverDeadAdmins(ctx, marker)
 		if err != nil {
 			return err
 		}
+		unsure, err := s.claimsOfUncertainScans(ctx)
+		if err != nil {
+			return err
+		}
+		recovered = append(recovered, unsure...)
 		nowMs := s.clock.Now().UnixMilli()
 		p.nowMs = nowMs
 		jobs, err := s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
@@ -209,9 +215,20 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	if !lockedAt.IsZero() {
 		s.metrics.prom.lockHold.Observe(time.Since(lockedAt).Seconds())
 	}
+	if errors.Is(err, schema.ErrCommit) && len(p.fires) > 0 {
+		// The server may have committed: its claims and next fire times would then
+		// stand, and nobody else takes over the claims of a live admin. The next scan
+		// looks for them (claimsOfUncertainScans).
+		s.uncertainMu.Lock()
+		s.uncertain = append(s.uncertain, uncertainScan{marker: marker, atMs: p.nowMs})
+		s.uncertainMu.Unlock()
+	}
 	if err != nil {
 		return false, err
 	}
+	s.uncertainMu.Lock()
+	s.uncertain = nil
+	s.uncertainMu.Unlock()
 	s.metrics.scans.Add(1)
 	s.metrics.prom.scanDur.Observe(time.Since(scanStart).Seconds())
 	s.metrics.prom.scanJobs.Observe(float64(len(p.fires)))
@@ -391,4 +408,37 @@ func (s *Scheduler) watchLockWait(connID int64) func(failed bool) (schema.LockWa
 		cancel()
 		return w, read
 	}
+}
+
+// uncertainScan is a scan whose COMMIT failed: it may have committed all the same.
+type uncertainScan struct {
+	marker string
+	atMs   int64
+}
+
+// claimsOfUncertainScans reads the claims of scans whose COMMIT failed (the answer
+// may have been lost after the server committed). Found claims did commit: they are
+// this admin's, and go out like a survivor's takeover (late ones follow their misfire
+// strategy when sent, see foldLate). Runs inside the next scan's transaction; the list
+// is cleared when that scan commits.
+func (s *Scheduler) claimsOfUncertainScans(ctx context.Context) ([]ringItem, error) {
+	s.uncertainMu.Lock()
+	scans := append([]uncertainScan(nil), s.uncertain...)
+	s.uncertainMu.Unlock()
+	var out []ringItem
+	for _, u := range scans {
+		from, to := time.UnixMilli(u.atMs-PreReadMs-1000), time.UnixMilli(u.atMs+2*PreReadMs)
+		claims, err := s.store.ClaimsOfMarker(ctx, u.marker, from, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range claims {
+			out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: c.Planned.UnixMilli(), Type: TriggerCron,
+				LogID: c.LogID, Marker: c.Marker})
+		}
+		if len(claims) > 0 {
+			s.log.Warn("a scan whose commit reported an error had committed; sending its read-ahead fires", "fires", len(claims))
+		}
+	}
+	return out, nil
 }

@@ -95,6 +95,9 @@ type Scheduler struct {
 	ringCond   condTracker
 	lastScanOK atomic.Int64
 	startedAt  atomic.Int64 // wall clock, Unix ns
+	// uncertain are scans whose COMMIT failed (uncertainMu).
+	uncertainMu sync.Mutex
+	uncertain   []uncertainScan
 	// unwritten are trigger outcomes whose write failed, kept to write again.
 	unwrittenMu sync.Mutex
 	unwritten   []outcome

@@ -191,3 +191,31 @@ func TestOutcomesKeptThroughOutage(t *testing.T) {
 }
 
 var _ = scheduler.Health{}
+
+// A scan whose COMMIT reported an error (the connection broke while the answer was on
+// its way) may have committed: its claims and next fire times then stand, and no other
+// admin takes over the claims of a live one. The next scan finds them by the scan's
+// marker and sends them.
+func TestClaimsOfUncertainCommitAreSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "unsure", ex.Address())
+	var ids []int
+	for i := 0; i < 4; i++ {
+		ids = append(ids, b.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "0 0 0 * * ?", 1, t0.Add(2*time.Second).UnixMilli()
+		}))
+	}
+	b.scanAt(t, t0)
+	require.Equal(t, len(ids), b.sched.LoseLastScan())
+	b.scanAt(t, t0.Add(time.Second)) // finds the claims: they go back into the ring
+	require.Equal(t, len(ids), b.sched.RingSize())
+	b.clock.Set(t0.Add(2 * time.Second))
+	b.sched.RingTick(t0.Add(2 * time.Second))
+	b.idle(t)
+	for _, id := range ids {
+		require.Equal(t, 1, sentPerJob(ex)[id])
+		require.Equal(t, 200, b.logs(t, id)[0].TriggerCode)
+	}
+}

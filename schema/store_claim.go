@@ -210,13 +210,22 @@ func (s *Store) DeleteRegistryRow(ctx context.Context, id int64) error {
 // OrphanClaims returns the claim and dispatch rows of an instance planned within
 // [from, to]. The trigger_time index bounds the read.
 func (s *Store) OrphanClaims(ctx context.Context, instance string, from, to time.Time) ([]Claim, error) {
+	return s.openClaims(ctx, from, to, sq.Or{sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"}, sq.Like{"trigger_msg": DispatchPrefix + instance + ":%"}})
+}
+
+// ClaimsOfMarker returns the open claims one scan wrote (its marker), planned within
+// [from, to]: after a COMMIT whose answer was lost, they show whether it committed.
+func (s *Store) ClaimsOfMarker(ctx context.Context, marker string, from, to time.Time) ([]Claim, error) {
+	return s.openClaims(ctx, from, to, sq.Eq{"trigger_msg": marker})
+}
+
+func (s *Store) openClaims(ctx context.Context, from, to time.Time, owner sq.Sqlizer) ([]Claim, error) {
 	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "job_id", "trigger_time", "trigger_msg").From("xxl_job_log").
 		Where(sq.GtOrEq{"trigger_time": from}).Where(sq.LtOrEq{"trigger_time": to}).
-		Where(sq.Eq{"trigger_code": 0, "handle_code": 0}).
-		Where(sq.Or{sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"}, sq.Like{"trigger_msg": DispatchPrefix + instance + ":%"}}).
+		Where(sq.Eq{"trigger_code": 0, "handle_code": 0}).Where(owner).
 		OrderBy("id ASC"))
 	if err != nil {
-		return nil, fmt.Errorf("find claims of %s: %w", instance, err)
+		return nil, fmt.Errorf("find claims: %w", err)
 	}
 	defer rows.Close()
 	var out []Claim

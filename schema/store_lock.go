@@ -155,7 +155,7 @@ func (s *Store) InScanTx(ctx context.Context, onConn func(connID int64), fn func
 	}
 	if err := tx.Commit(); err != nil {
 		s.dropScanConnLocked()
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("%w: %w", ErrCommit, err)
 	}
 	hooks.mu.Lock()
 	defer hooks.mu.Unlock()
@@ -164,6 +164,10 @@ func (s *Store) InScanTx(ctx context.Context, onConn func(connID int64), fn func
 	}
 	return nil
 }
+
+// ErrCommit marks a failed COMMIT: when the connection broke, the server may have
+// committed all the same.
+var ErrCommit = errors.New("commit")
 
 // LockWait says what a connection of this server is waiting for.
 type LockWait struct {
