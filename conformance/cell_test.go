@@ -159,6 +159,23 @@ func (e *executor) Exchanges() []exchange { return e.line.Exchanges() }
 // Runs are the triggers the executor received.
 func (e *executor) Runs() []run { return runs(e.line.Exchanges()) }
 
+// callbackRetry is how long an executor may take to post a run's result again after a
+// post that did not get through: xxl-job-core keeps a failed post in its callback file
+// and retries it every 30 s (its beat timeout). npm xxl-job 0.1.7 posts a result once,
+// from finishJob, the moment the handler settles or its executorTimeout timer fires,
+// and never retries (one axios POST without a time limit, so it waits for the admin's
+// answer however long that takes); for it this is slack for a loaded machine.
+const callbackRetry = 30 * time.Second
+
+// Callback waits until the executor's result post for logID has gone through the relay
+// (the admin answered it) or limit passes, and returns the results posted for the log.
+// The admin may write a result into its row before it answers the post, so a row that
+// has its result does not mean the relay has recorded the post yet.
+func (e *executor) Callback(logID int64, limit time.Duration) []callbackItem {
+	e.line.wait(limit, func(ex []exchange) bool { return len(callbackOf(ex, logID)) > 0 })
+	return callbackOf(e.Exchanges(), logID)
+}
+
 // execOpts changes how an executor is started.
 type execOpts struct {
 	admin       *admin // default: the cell's admin

@@ -246,6 +246,11 @@ func (r *relay) serve(w http.ResponseWriter, req *http.Request) {
 				time.Sleep(d)
 			}
 			if err == nil {
+				// Recorded before the answer goes back: whatever the caller does with
+				// the answer (the admin writing trigger_code after a run, say) happens
+				// after the record, so a scenario that sees its effect sees the exchange.
+				ex.End = time.Now()
+				l.record(ex)
 				for k, vs := range resp.Header {
 					if !hopHeader(k) && k != "Content-Length" {
 						w.Header()[k] = vs
@@ -254,18 +259,15 @@ func (r *relay) serve(w http.ResponseWriter, req *http.Request) {
 				w.Header().Set("Content-Length", strconv.Itoa(len(ex.Reply)))
 				w.WriteHeader(resp.StatusCode)
 				_, _ = w.Write(ex.Reply)
+				return
 			}
 		}
 	}
 	ex.End = time.Now()
-	if err != nil {
-		ex.Err = err.Error()
-		ex.Status = 0
-		l.record(ex)
-		dropConnection(w)
-		return
-	}
+	ex.Err = err.Error()
+	ex.Status = 0
 	l.record(ex)
+	dropConnection(w)
 }
 
 // rewriteRegistry replaces registryValue by the executor's address on the relay,
