@@ -440,57 +440,94 @@ type pendingState struct {
 
 // foldLate applies the misfire strategy to fires that would go out more than PreReadMs
 // after their time (held up by a database stall, a partition, a frozen process), and
-// never sends a job twice in one batch. Upstream applies the strategy only in the scan;
-// its ring sends whatever it holds, however late, and several seconds' fires of one
-// job at once after a stall.
+// never sends a job twice in one second because of catch-up. Upstream applies the
+// strategy only in the scan; its ring sends whatever it holds, however late, and
+// several seconds' fires of one job at once after a stall.
 //
+//   - A fire that catches up (due more than ringLookBack ago) is not sent when a later
+//     fire of its job was already due: handed out (a log row of the job with a later
+//     trigger_time up to now, not in this batch), or about to be (the job's
+//     trigger_next_time has passed: the next scan fires it).
+//     That is what keeps two admins from sending one job twice in a second after they
+//     come back from the same stall. It closes as merged.
 //   - A fire more than PreReadMs late of a DO_NOTHING job is not sent: its claim closes
 //     as skipped.
 //   - The late fires of a FIRE_ONCE_NOW job become one misfire trigger (none when a
 //     fire of the job on time is in the batch); the others close as merged.
-//   - Of several fires of one job in the batch (a ring that caught up on seconds it
-//     missed), only the latest is sent; the others close as merged.
+//   - Of several fires of one job in the batch, only the latest is sent; the others
+//     close as merged.
 //
 // It returns the fires to send; on a database error, keep holds the fires that could
 // not be closed, to retry.
 func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep []ringItem, err error) {
 	nowMs := s.clock.Now().UnixMilli()
-	late := func(it ringItem) bool {
-		due := it.FireMs
+	due := func(it ringItem) int64 {
 		if it.Now {
-			due = it.DecidedMs
+			return it.DecidedMs
 		}
-		return nowMs-due > PreReadMs
+		return it.FireMs
 	}
+	late := func(it ringItem) bool { return nowMs-due(it) > PreReadMs }
+	catchUp := func(it ringItem) bool { return nowMs-due(it) > 1000*ringLookBack }
 	byJob := map[int]int{} // job → how many fires in the batch
-	anyLate := false
+	var behind []int       // jobs with a late or catching-up fire
+	inBatch := map[int64]bool{}
+	oldest := nowMs
 	for _, it := range items {
 		byJob[it.JobID]++
-		anyLate = anyLate || late(it)
+		inBatch[it.LogID] = true
+		if catchUp(it) {
+			behind = append(behind, it.JobID)
+			oldest = min(oldest, it.FireMs)
+		}
 	}
-	if !anyLate && len(byJob) == len(items) {
+	if len(behind) == 0 && len(byJob) == len(items) {
 		return items, nil, nil
 	}
-	var strategy map[int]schema.Job
-	if anyLate {
-		ids := make([]int, 0, len(byJob))
-		for id := range byJob {
-			ids = append(ids, id)
+	// Read afresh (the scan moves trigger_*_time without touching update_time): the
+	// jobs' strategies and next fire times, then the fires handed out since the oldest
+	// one here. The job row first: a scan that hands out a later fire commits its job
+	// row and that fire's log row together.
+	var jobs map[int]schema.Job
+	var later map[int][]schema.LogTime
+	if len(behind) > 0 {
+		if jobs, err = s.store.LoadJobs(ctx, behind); err != nil {
+			return nil, items, err
 		}
-		if strategy, err = s.jobs.load(ctx, s.store, s.clock.Now(), ids); err != nil {
+		if later, err = s.store.LogTimes(ctx, behind, time.UnixMilli(oldest), time.UnixMilli(nowMs)); err != nil {
 			return nil, items, err
 		}
 	}
-	// The fire kept per job: the latest on time, else (FIRE_ONCE_NOW) the latest late.
+	superseded := func(it ringItem) bool {
+		if !catchUp(it) {
+			return false
+		}
+		if j, ok := jobs[it.JobID]; ok && j.TriggerStatus == 1 && j.TriggerNextTime > 0 && j.TriggerNextTime <= nowMs {
+			return true // a scan is about to fire the job's overdue next time
+		}
+		for _, lt := range later[it.JobID] {
+			if !inBatch[lt.ID] && lt.At.UnixMilli() > it.FireMs {
+				return true // a later fire of the job was handed out and is due
+			}
+		}
+		return false
+	}
+	// The fire kept per job: the latest on time, else (FIRE_ONCE_NOW) the latest late;
+	// none when a later fire of the job was due already.
 	kept := map[int]int{}
+	dropped := make([]bool, len(items))
 	for i, it := range items {
+		if superseded(it) {
+			dropped[i] = true
+			continue
+		}
 		j, has := kept[it.JobID]
 		switch {
 		case !late(it):
 			if !has || late(items[j]) || items[j].FireMs < it.FireMs {
 				kept[it.JobID] = i
 			}
-		case strategy[it.JobID].MisfireStrategy == "FIRE_ONCE_NOW":
+		case jobs[it.JobID].MisfireStrategy == "FIRE_ONCE_NOW":
 			if !has || late(items[j]) && items[j].FireMs < it.FireMs {
 				kept[it.JobID] = i
 			}
@@ -507,7 +544,7 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 			send = append(send, it)
 			continue
 		}
-		if ok {
+		if ok || dropped[i] {
 			merged, mergedJobs = append(merged, it.LogID), append(mergedJobs, it.JobID)
 		} else {
 			skipped, skippedJobs = append(skipped, it.LogID), append(skippedJobs, it.JobID)
@@ -528,12 +565,12 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 			"fires", len(skipped), "jobs", jobList(skippedJobs))
 	}
 	if len(merged) > 0 {
-		msg := "not sent: merged into one later fire of the same job (sent late, after the admin was held up)"
+		msg := "not sent: merged into a later fire of the same job (this one could only go out late, after the admin was held up)"
 		if _, err := s.store.CloseOwnClaims(ctx, inst, merged, msg); err != nil {
 			return nil, keep, err
 		}
 		s.metrics.prom.staleFires.WithLabelValues("merged").Add(float64(len(merged)))
-		s.log.Warn("late read-ahead fires of one job merged into one fire", "fires", len(merged), "jobs", jobList(mergedJobs))
+		s.log.Warn("late read-ahead fires merged into a later fire of the same job", "fires", len(merged), "jobs", jobList(mergedJobs))
 	}
 	return send, nil, nil
 }

@@ -87,11 +87,13 @@ func TestLateFiresFollowMisfireStrategy(t *testing.T) {
 	ex := b.executor(t, executortest.KindJava342)
 	g := b.group(t, "late", ex.Address())
 	next := t0.Add(time.Second).UnixMilli()
+	// Fires at :01 and :02 of each minute: after two scans the job's next fire is a
+	// minute away, so no scan fires it meanwhile.
 	skip := b.job(t, g, func(j *schema.Job) {
-		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "* * * * * ?", 1, next, "DO_NOTHING"
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "1,2 * * * * ?", 1, next, "DO_NOTHING"
 	})
 	once := b.job(t, g, func(j *schema.Job) {
-		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "* * * * * ?", 1, next, "FIRE_ONCE_NOW"
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "1,2 * * * * ?", 1, next, "FIRE_ONCE_NOW"
 	})
 	for s := 0; s < 2; s++ { // fires of t0+1 and t0+2 for each job
 		b.scanAt(t, t0.Add(time.Duration(s)*time.Second))
@@ -103,27 +105,50 @@ func TestLateFiresFollowMisfireStrategy(t *testing.T) {
 	sent := sentPerJob(ex)
 	require.Zero(t, sent[skip], "DO_NOTHING: nothing sent late")
 	require.Equal(t, 1, sent[once], "FIRE_ONCE_NOW: one trigger for the late fires")
-	for _, l := range b.logs(t, skip) {
-		require.Equal(t, 500, l.TriggerCode)
-		require.Contains(t, l.TriggerMsg, "DO_NOTHING")
-		require.Equal(t, schema.AlarmNone, l.AlarmStatus)
-	}
-	var misfire, merged int
-	for _, l := range b.logs(t, once) {
-		switch l.TriggerCode {
-		case 200:
-			misfire++
-			require.Contains(t, l.TriggerMsg, "Misfire", "sent as a misfire trigger")
-		case 500:
-			merged++
-			require.Contains(t, l.TriggerMsg, "merged")
-		default:
-			t.Fatalf("log %d left open", l.ID)
+	closed := func(id int) (codes map[int]int, msgs []string) {
+		codes = map[int]int{}
+		for _, l := range b.logs(t, id) {
+			codes[l.TriggerCode]++
+			msgs = append(msgs, l.TriggerMsg)
+			if l.TriggerCode == 500 {
+				require.Equal(t, schema.AlarmNone, l.AlarmStatus, "closed without alarm or retry")
+			}
 		}
+		return codes, msgs
 	}
-	require.Equal(t, 1, misfire)
-	require.Equal(t, 1, merged)
+	codes, msgs := closed(skip)
+	require.Equal(t, map[int]int{500: 2}, codes)
+	require.Contains(t, msgs[0], "DO_NOTHING", "t0+1: skipped")
+	require.Contains(t, msgs[1], "DO_NOTHING", "t0+2: skipped")
+	codes, msgs = closed(once)
+	require.Equal(t, map[int]int{500: 1, 200: 1}, codes)
+	require.Contains(t, msgs[0], "merged")
+	require.Contains(t, msgs[1], "Misfire", "sent as a misfire trigger")
 	require.Equal(t, 1, b.logLines.count("more than 5 s late not sent"), "said once for the batch")
+}
+
+// After a stall, a fire that catches up is not sent when a later fire of its job is
+// already due: a scan fires that one (another admin's, or this admin's own next scan).
+// Two admins back from the same stall thus never send one job twice in a second.
+func TestCatchUpYieldsToLaterDueFire(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "yield", ex.Address())
+	id := b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(time.Second).UnixMilli()
+	})
+	b.scanAt(t, t0) // the fire of t0+1 in the ring; the job's next fire is t0+2
+	b.clock.Set(t0.Add(4 * time.Second))
+	b.sched.RingTick(t0.Add(4 * time.Second)) // 3 s late, and t0+2 is due: yields
+	b.idle(t)
+	require.Zero(t, sentPerJob(ex)[id])
+	b.scanAt(t, t0.Add(4*time.Second)) // the scan fires the overdue t0+2 at once
+	b.idle(t)
+	require.Equal(t, 1, sentPerJob(ex)[id], "one run for the seconds missed")
+	logs := b.logs(t, id)
+	require.Equal(t, 500, logs[0].TriggerCode)
+	require.Contains(t, logs[0].TriggerMsg, "merged")
 }
 
 // An admin whose own heartbeat or scan was just held up (a global read lock, a restart

@@ -306,3 +306,36 @@ func (s *Store) AdminMark(ctx context.Context, instance string) (mark int64, fou
 	}
 	return 0, false, nil
 }
+
+// LogTimes returns, for the given jobs, the ids and trigger times of their log rows
+// with a trigger_time in (from, to]: the fires handed out for those seconds (claims
+// and sent triggers alike). The trigger_time index bounds the read.
+func (s *Store) LogTimes(ctx context.Context, jobIDs []int, from, to time.Time) (map[int][]LogTime, error) {
+	out := map[int][]LogTime{}
+	if len(jobIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("id", "job_id", "trigger_time").From("xxl_job_log").
+		Where(sq.Gt{"trigger_time": from}).Where(sq.LtOrEq{"trigger_time": to}).Where(sq.Eq{"job_id": jobIDs}))
+	if err != nil {
+		return nil, fmt.Errorf("read recent fires: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var lt LogTime
+		var job int
+		var at sql.NullTime
+		if err := rows.Scan(&lt.ID, &job, &at); err != nil {
+			return nil, fmt.Errorf("scan recent fire: %w", err)
+		}
+		lt.At = at.Time
+		out[job] = append(out[job], lt)
+	}
+	return out, rows.Err()
+}
+
+// LogTime is one log row's id and trigger time.
+type LogTime struct {
+	ID int64
+	At time.Time
+}

@@ -61,8 +61,10 @@ func startPrivateMariaDB(t *testing.T) *privateMariaDB {
 	dir, err := os.MkdirTemp("", "xxl-mariadb-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// A temporary directory of its own: bootstraps running side by side in the shared
+	// /tmp collide on the names of their temporary tables.
 	args := []string{"--no-defaults", "--datadir=" + filepath.Join(dir, "data"), "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--innodb-log-file-size=16M"}
+		"--skip-test-db", "--innodb-log-file-size=16M", "--tmpdir=" + dir}
 	if os.Getuid() == 0 {
 		args = append(args, "--user=root")
 	}
@@ -81,7 +83,7 @@ func (m *privateMariaDB) start(t *testing.T) {
 		"--bind-address=127.0.0.1", "--socket=" + filepath.Join(m.dir, "sock"), "--pid-file=" + filepath.Join(m.dir, "pid"),
 		"--log-error=" + filepath.Join(m.dir, "error.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
 		"--innodb-log-file-size=16M", "--max-connections=300", "--character-set-server=utf8mb4",
-		"--collation-server=utf8mb4_unicode_ci"}
+		"--collation-server=utf8mb4_unicode_ci", "--tmpdir=" + m.dir}
 	if os.Getuid() == 0 {
 		args = append(args, "--user=root")
 	}
