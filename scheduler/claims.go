@@ -444,12 +444,12 @@ type pendingState struct {
 // strategy only in the scan; its ring sends whatever it holds, however late, and
 // several seconds' fires of one job at once after a stall.
 //
-//   - A fire that catches up (due more than ringLookBack ago) is not sent when a later
-//     fire of its job was already due: handed out (a log row of the job with a later
-//     trigger_time up to now, not in this batch), or about to be (the job's
-//     trigger_next_time has passed: the next scan fires it).
-//     That is what keeps two admins from sending one job twice in a second after they
-//     come back from the same stall. It closes as merged.
+//   - A fire that catches up (more than a second after it was due) is not sent when a
+//     later fire of its job was due already: handed out (a log row of the job with a
+//     later trigger_time up to now, not in this batch), or about to be (the job's
+//     trigger_next_time has passed: the next scan fires it). That keeps two admins, or
+//     two batches of one, from sending a job twice in a second after a stall. It
+//     closes as merged.
 //   - A fire more than PreReadMs late of a DO_NOTHING job is not sent: its claim closes
 //     as skipped.
 //   - The late fires of a FIRE_ONCE_NOW job become one misfire trigger (none when a
@@ -468,7 +468,7 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 		return it.FireMs
 	}
 	late := func(it ringItem) bool { return nowMs-due(it) > PreReadMs }
-	catchUp := func(it ringItem) bool { return nowMs-due(it) > 1000*ringLookBack }
+	catchUp := func(it ringItem) bool { return nowMs-due(it) > 1000 }
 	byJob := map[int]int{} // job → how many fires in the batch
 	var behind []int       // jobs with a late or catching-up fire
 	inBatch := map[int64]bool{}
