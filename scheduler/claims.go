@@ -92,6 +92,7 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 	for _, it := range items {
 		upTo = max(upTo, it.FireMs/1000)
 	}
+	s.preparing.Add(1)
 	items, err := s.allowSend(ctx, items, upTo)
 	if err == nil {
 		var keep []ringItem
@@ -100,6 +101,7 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 			items = keep
 		}
 	}
+	s.preparing.Add(-1)
 	if err != nil {
 		// Said once per episode (ringCond), not per tick; the fires wait for the
 		// database and, if that takes too long, follow their misfire strategy.
@@ -195,6 +197,13 @@ func (s *Scheduler) ownClaims(ctx context.Context, items []ringItem) ([]ringItem
 // ensureRegistered writes this instance's heartbeat row if it has not yet: a scan
 // claims nothing before it, so that every claim can be found if this admin dies.
 func (s *Scheduler) ensureRegistered(ctx context.Context) error {
+	if s.everRegistered.Load() {
+		// Registered once: a heartbeat row exists (or this admin was taken over, and
+		// its next beat or raise registers it again). Not waiting for beatMu keeps the
+		// scan from queueing behind a heartbeat that waits for the database: the
+		// scan's own statements have bounded waits, the heartbeat's do not.
+		return nil
+	}
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
 	return s.register(ctx)
@@ -209,6 +218,7 @@ func (s *Scheduler) register(ctx context.Context) error {
 		return err
 	}
 	s.registered, s.sentUpTo = true, 0
+	s.everRegistered.Store(true)
 	return nil
 }
 

@@ -135,15 +135,18 @@ func (s *Scheduler) endStaleHolder(h *schema.LockHolder) {
 // 2 s, because the pools' queues are full and block it. (A full queue alone is no
 // sign: every second's fires arrive at once and fill it for a moment.)
 func (s *Scheduler) overloaded() bool {
-	return s.clock.Now().UnixMilli()-s.ringTickMs.Load() > 2000
+	// A ring held up by the database (its writes before sending wait for a lock, or
+	// for an answer) is a database stall, which the scan meets and names itself.
+	return s.clock.Now().UnixMilli()-s.ringTickMs.Load() > 2000 && s.preparing.Load() == 0
 }
 
 // plan is what one scan decided, applied only after its transaction committed: if
 // the commit fails nothing fires (the claims roll back too), and the next scan sees
 // the old fire times again.
 type plan struct {
-	fires []ringItem // every fire read ahead, each with its claim row
-	nowMs int64      // the scan's now
+	fires  []ringItem // every fire read ahead, each with its claim row
+	nowMs  int64      // the scan's now
+	missed []int      // jobs past their fire time by more than the window
 }
 
 func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
@@ -229,6 +232,11 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	s.uncertainMu.Lock()
 	s.uncertain = nil
 	s.uncertainMu.Unlock()
+	if len(p.missed) > 0 {
+		// One line per scan (after an outage every job misses at once), not per job.
+		s.log.Warn("jobs missed their fire time by more than 5 s; their misfire strategy applies",
+			"jobs", len(p.missed), "job_ids", jobList(p.missed))
+	}
 	s.metrics.scans.Add(1)
 	s.metrics.prom.scanDur.Observe(time.Since(scanStart).Seconds())
 	s.metrics.prom.scanJobs.Observe(float64(len(p.fires)))
@@ -269,7 +277,7 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 		if job.MisfireStrategy == "FIRE_ONCE_NOW" {
 			p.add(job, job.TriggerNextTime, TriggerMisfire, true)
 		}
-		s.log.Warn("job missed its fire time", "job_id", job.ID, "planned_ms", job.TriggerNextTime, "misfire", job.MisfireStrategy)
+		p.missed = append(p.missed, job.ID)
 		refresh(s.clock.Now())
 	case nowMs > job.TriggerNextTime: // (B) late, but within the window: fire now
 		p.add(job, job.TriggerNextTime, TriggerCron, true)

@@ -85,7 +85,10 @@ type Scheduler struct {
 	beatMu     sync.Mutex
 	registered bool
 	sentUpTo   int64
-	claimSeq   atomic.Int64
+	// everRegistered is set once the heartbeat row was first written (see
+	// ensureRegistered).
+	everRegistered atomic.Bool
+	claimSeq       atomic.Int64
 	// lastScanFull reports that the last scan read as many jobs as it may.
 	lastScanFull atomic.Bool
 	// scanCond is the scan loop's condition; ringCond the ring's (its database writes
@@ -124,6 +127,8 @@ type Scheduler struct {
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64
+	// preparing counts prepares waiting on the database (see overloaded).
+	preparing atomic.Int32
 	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
 	// in which trigger outcomes and callback results are not written (see quiet);
 	// burstLeft counts the fires sent at the boundary that are still being sent.

@@ -38,9 +38,10 @@ import (
 // the executor received: the longest time without any fire, late fires, doubles, the
 // log rows of what was received, and the admins' /actuator/health.
 //
-// They run only with XXL_FAULT_TESTS=1. XXL_FAULT_DURATION=full runs the long faults
-// (90 s partitions, 30 s locks and restarts), or any duration (e.g. 45s) for every
-// fault. XXL_FAULT_ADMIN_BIN runs a given admin binary instead of building this one.
+// They run in their CI lengths with the other tests (skipped with -short).
+// XXL_FAULT_DURATION=full runs the long faults (90 s partitions, 30 s locks and
+// restarts), or any duration (e.g. 45s) for every fault. XXL_FAULT_ADMIN_BIN runs a
+// given admin binary instead of building this one.
 
 const (
 	faultDoNothingJobs = 50
@@ -57,9 +58,6 @@ var faultSlots = make(chan struct{}, 2)
 // installed, then runs the test in parallel with at most one other fault test.
 func faultGate(t *testing.T) {
 	t.Helper()
-	if os.Getenv("XXL_FAULT_TESTS") != "1" {
-		t.Skip("fault test: set XXL_FAULT_TESTS=1 (starts a private MariaDB and two admins for about a minute)")
-	}
 	if testing.Short() {
 		t.Skip("fault test: starts a private MariaDB and two admins; skipped with -short")
 	}
