@@ -167,13 +167,20 @@ func (e *executor) Runs() []run { return runs(e.line.Exchanges()) }
 // answer however long that takes); for it this is slack for a loaded machine.
 const callbackRetry = 30 * time.Second
 
-// Callback waits until the executor's result post for logID has gone through the relay
-// (the admin answered it) or limit passes, and returns the results posted for the log.
-// The admin may write a result into its row before it answers the post, so a row that
-// has its result does not mean the relay has recorded the post yet.
-func (e *executor) Callback(logID int64, limit time.Duration) []callbackItem {
-	e.line.wait(limit, func(ex []exchange) bool { return len(callbackOf(ex, logID)) > 0 })
+// Callback waits until a result post for logID that want accepts (nil: any) has gone
+// through the relay (the admin answered it) or limit passes, and returns the results
+// posted for the log. The admin may write a result into its row before it answers the
+// post, so a row that has its result does not mean the relay has recorded the post yet.
+func (e *executor) Callback(logID int64, limit time.Duration, want func(callbackItem) bool) []callbackItem {
+	e.line.wait(limit, func(ex []exchange) bool {
+		return slices.ContainsFunc(callbackOf(ex, logID), func(c callbackItem) bool { return want == nil || want(c) })
+	})
 	return callbackOf(e.Exchanges(), logID)
+}
+
+// postedAs accepts the post whose result a log row holds.
+func postedAs(l logRow) func(callbackItem) bool {
+	return func(c callbackItem) bool { return c.HandleCode == l.HandleCode && c.msg() == l.HandleMsg }
 }
 
 // execOpts changes how an executor is started.

@@ -66,11 +66,11 @@ func TestCallbackWaitsForTheAdminsAnswer(t *testing.T) {
 		t.Fatalf("post recorded before the admin answered: %+v", cbs)
 	}
 	time.AfterFunc(200*time.Millisecond, func() { close(release) })
-	cbs := e.Callback(7, 10*time.Second)
+	cbs := e.Callback(7, 10*time.Second, nil)
 	if len(cbs) != 1 || cbs[0].HandleCode != 500 || !cbs[0].Accepted {
 		t.Fatalf("callbacks %+v, want the accepted 500", cbs)
 	}
-	if cbs := e.Callback(8, 100*time.Millisecond); len(cbs) != 0 {
+	if cbs := e.Callback(8, 100*time.Millisecond, nil); len(cbs) != 0 {
 		t.Fatalf("callbacks for a log never posted: %+v", cbs)
 	}
 }
