@@ -31,9 +31,33 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	items, attached := s.attachResults(s.dropRepeats(items))
 	var err error
 	if len(items) > 0 {
-		err = s.results.do(ctx, items...)
+		if err = s.results.do(ctx, items...); err != nil {
+			s.keepResults(items, err)
+		}
 	}
 	return cmp.Or(err, attached())
+}
+
+// keepResults keeps callback results the database could not take, to write them when
+// it answers again (retryOutcomes). The executor is still told of the failure and sends
+// them again (Java executors retry every 30 s); whichever copy comes first completes
+// the log, the other finds it finished. An SDK that does not retry loses nothing.
+func (s *Scheduler) keepResults(items []CallbackResult, err error) {
+	switch schema.Classify(err) {
+	case schema.FaultUnreachable, schema.FaultLockWait, schema.FaultReadOnly:
+	default:
+		return // not the database's state: sending it again would fail again
+	}
+	s.unwrittenMu.Lock()
+	defer s.unwrittenMu.Unlock()
+	if len(s.unwrittenResults) == 0 {
+		s.log.Error("could not store callback results; kept in memory and stored when the database answers",
+			"count", len(items), "err", oneLine(err))
+	}
+	s.unwrittenResults = append(s.unwrittenResults, items...)
+	if over := len(s.unwrittenResults) - maxUnwritten; over > 0 {
+		s.unwrittenResults = append([]CallbackResult(nil), s.unwrittenResults[over:]...)
+	}
 }
 
 // completeBatch applies the callbacks queued by concurrent requests in one

@@ -8,7 +8,18 @@ func (s *Scheduler) MarkStall() { s.markStall() }
 func (s *Scheduler) Beat() error { return s.heartbeat(s.runCtx) }
 
 // PendingOutcomes is how many trigger outcomes wait for the database.
-func (s *Scheduler) PendingOutcomes() int { return s.unwrittenCount() }
+func (s *Scheduler) PendingOutcomes() int {
+	s.unwrittenMu.Lock()
+	defer s.unwrittenMu.Unlock()
+	return len(s.unwritten)
+}
+
+// PendingResults is how many callback results wait for the database.
+func (s *Scheduler) PendingResults() int {
+	s.unwrittenMu.Lock()
+	defer s.unwrittenMu.Unlock()
+	return len(s.unwrittenResults)
+}
 
 // LoseLastScan empties the ring and records the scans that filled it as uncertain, as
 // when their COMMIT reported an error after the server had committed; it returns how

@@ -102,8 +102,9 @@ type Scheduler struct {
 	uncertainMu sync.Mutex
 	uncertain   []uncertainScan
 	// unwritten are trigger outcomes whose write failed, kept to write again.
-	unwrittenMu sync.Mutex
-	unwritten   []outcome
+	unwrittenMu      sync.Mutex
+	unwritten        []outcome
+	unwrittenResults []CallbackResult
 	// beatOK (clock; beatMu) is when this admin's heartbeat last went through.
 	beatOK time.Time
 	// lastStall (clock, Unix ns) is when this admin's own database access last failed
@@ -362,21 +363,31 @@ func (s *Scheduler) outcomesWritten(os []outcome, err error) {
 // went through: the database answers).
 func (s *Scheduler) retryOutcomes() {
 	s.unwrittenMu.Lock()
-	os := s.unwritten
-	s.unwritten = nil
+	os, rs := s.unwritten, s.unwrittenResults
+	s.unwritten, s.unwrittenResults = nil, nil
 	s.unwrittenMu.Unlock()
-	if len(os) == 0 {
-		return
+	if len(os) > 0 {
+		s.log.Info("writing trigger outcomes kept while the database could not take them", "count", len(os))
+		s.logs.post(s.runCtx, os...)
 	}
-	s.log.Info("writing trigger outcomes kept while the database could not take them", "count", len(os))
-	s.logs.post(s.runCtx, os...)
+	if len(rs) > 0 {
+		s.log.Info("storing callback results kept while the database could not take them", "count", len(rs))
+		s.idle.add(1)
+		go func() {
+			defer s.idle.done(1)
+			if err := s.results.do(s.runCtx, rs...); err != nil {
+				s.keepResults(rs, err)
+			}
+		}()
+	}
 }
 
-// unwrittenCount is how many trigger outcomes wait for the database.
+// unwrittenCount is how many trigger outcomes and callback results wait for the
+// database.
 func (s *Scheduler) unwrittenCount() int {
 	s.unwrittenMu.Lock()
 	defer s.unwrittenMu.Unlock()
-	return len(s.unwritten)
+	return len(s.unwritten) + len(s.unwrittenResults)
 }
 
 func (s *Scheduler) runTrigger(req TriggerRequest) {

@@ -171,8 +171,8 @@ type Health struct {
 	Detail    string
 	// LastScan is when a scan last committed (zero before the first).
 	LastScan time.Time
-	// PendingOutcomes are trigger outcomes waiting for the database.
-	PendingOutcomes int
+	// PendingWrites are trigger outcomes and callback results waiting for the database.
+	PendingWrites int
 }
 
 // scanStallAfter: with no committed scan for this long the scheduler reports itself
@@ -188,7 +188,7 @@ func (s *Scheduler) Health() Health {
 			c, since, detail = rc, rsince, rdetail
 		}
 	}
-	h := Health{Condition: c, Since: since, Detail: detail, PendingOutcomes: s.unwrittenCount()}
+	h := Health{Condition: c, Since: since, Detail: detail, PendingWrites: s.unwrittenCount()}
 	if ns := s.lastScanOK.Load(); ns > 0 {
 		h.LastScan = time.Unix(0, ns)
 	}

@@ -216,7 +216,6 @@ func TestOutcomesKeptThroughOutage(t *testing.T) {
 	require.LessOrEqual(t, b.logLines.count("could not record trigger outcomes"), 1, "said once, not per batch")
 }
 
-var _ = scheduler.Health{}
 
 // A scan whose COMMIT reported an error (the connection broke while the answer was on
 // its way) may have committed: its claims and next fire times then stand, and no other
@@ -244,4 +243,36 @@ func TestClaimsOfUncertainCommitAreSent(t *testing.T) {
 		require.Equal(t, 1, sentPerJob(ex)[id])
 		require.Equal(t, 200, b.logs(t, id)[0].TriggerCode)
 	}
+}
+
+// Callback results the database cannot take are answered with a failure (the executor
+// sends them again) and also kept, and stored once the database answers: an executor
+// that does not send them again loses nothing.
+func TestCallbackResultsKeptThroughOutage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{proxy: true})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "results", ex.Address())
+	id := b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "0 0 0 * * ?", 1, t0.Add(time.Second).UnixMilli()
+	})
+	b.scanAt(t, t0)
+	b.clock.Set(t0.Add(time.Second))
+	b.sched.RingTick(t0.Add(time.Second))
+	b.idle(t)
+	logs := b.logs(t, id)
+	require.Len(t, logs, 1)
+	require.Equal(t, 200, logs[0].TriggerCode)
+	b.db.Exec(t, "UPDATE xxl_job_log SET handle_code = 0, handle_msg = NULL WHERE id = ?", logs[0].ID) // still running
+
+	b.proxy.Cut()
+	err := b.sched.Callback(context.Background(), []scheduler.CallbackResult{{LogID: logs[0].ID, HandleCode: 200}})
+	require.Error(t, err, "the executor is told: it sends the result again")
+	require.Equal(t, 1, b.sched.PendingResults())
+	b.proxy.Restore()
+	require.NoError(t, b.sched.Beat())
+	require.Eventually(t, func() bool {
+		return b.db.Count(t, "xxl_job_log", "id = ? AND handle_code = 200", logs[0].ID) == 1
+	}, 10*time.Second, 20*time.Millisecond, "the kept result was stored")
+	require.Zero(t, b.sched.PendingResults())
 }

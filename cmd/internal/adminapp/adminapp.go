@@ -185,8 +185,8 @@ func healthHandler(sched *scheduler.Scheduler, db *sql.DB) fiber.Handler {
 		if !h.LastScan.IsZero() {
 			sc.Details["lastScan"] = h.LastScan.UTC().Format(time.RFC3339)
 		}
-		if h.PendingOutcomes > 0 {
-			sc.Details["pendingOutcomes"] = strconv.Itoa(h.PendingOutcomes)
+		if h.PendingWrites > 0 {
+			sc.Details["pendingWrites"] = strconv.Itoa(h.PendingWrites)
 		}
 		status := "UP"
 		if dbc.Status != "UP" || sc.Status != "UP" {
