@@ -216,7 +216,6 @@ func TestOutcomesKeptThroughOutage(t *testing.T) {
 	require.LessOrEqual(t, b.logLines.count("could not record trigger outcomes"), 1, "said once, not per batch")
 }
 
-
 // A scan whose COMMIT reported an error (the connection broke while the answer was on
 // its way) may have committed: its claims and next fire times then stand, and no other
 // admin takes over the claims of a live one. The next scan finds them by the scan's
