@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -246,12 +247,14 @@ func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) boo
 	if groupTitle == "" {
 		groupTitle = "null"
 	}
+	// Both messages carry executors' text (run replies, callbacks, addresses): only
+	// the admin's own line breaks and headers stay markup (alarm.MessageHTML).
 	content := fmt.Sprintf("Alarm Job LogId=%d", l.ID)
 	if l.TriggerCode != 200 {
-		content += "<br>TriggerMsg=<br>" + l.TriggerMsg
+		content += "<br>TriggerMsg=<br>" + alarm.MessageHTML(l.TriggerMsg)
 	}
 	if l.HandleCode > 0 && l.HandleCode != 200 {
-		content += "<br>HandleCode=" + l.HandleMsg
+		content += "<br>HandleCode=" + alarm.MessageHTML(l.HandleMsg)
 	}
 	t := s.msgs.T
 	body := fmt.Sprintf(`<h5>%s</h5><table border="1" cellpadding="3" style="border-collapse:collapse; width:80%%;">`+

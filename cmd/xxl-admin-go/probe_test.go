@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// The tests of this file reproduce findings of a black-box probe of the assembled
+// admin, over real HTTP on MariaDB, each in the layouts it concerns.
+
+// probeLayouts are the database layouts the console findings are checked on.
+var probeLayouts = []schema.LayoutName{schema.Layout24, schema.Layout34}
+
+// probeAdmin is one admin started as main does, on a fresh database of a layout.
+type probeAdmin struct {
+	db   *schematest.DB
+	port int
+	host string // http://127.0.0.1:port
+	base string // host + context path
+	logs *probeLog
+}
+
+// probeLog keeps the admin's log lines for the test to look at.
+type probeLog struct {
+	t     *testing.T
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *probeLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.lines = append(l.lines, strings.Split(strings.TrimRight(string(p), "\n"), "\n")...)
+	l.mu.Unlock()
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// matching returns the lines containing every one of parts.
+func (l *probeLog) matching(parts ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+next:
+	for _, line := range l.lines {
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				continue next
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// startProbeAdmin runs the admin on a fresh database of layout until the test ends;
+// prep, when not nil, changes the database first.
+func startProbeAdmin(t *testing.T, layout schema.LayoutName, prep func(*schematest.DB), extra ...string) *probeAdmin {
+	t.Helper()
+	db, _ := schematest.New(t, layout)
+	if prep != nil {
+		prep(db)
+	}
+	port := freePort(t)
+	args := append([]string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User,
+		"--spring.datasource.password=" + db.Config.Passwd,
+		fmt.Sprintf("--server.port=%d", port),
+		"--xxl.job.accessToken=probe-token",
+		"--xxl.job.i18n=en",
+	}, extra...)
+	logs := &probeLog{t: t}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, nil, io.Discard, logs, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("admin did not start: %v", err)
+	case <-time.After(20 * time.Second):
+		cancel()
+		t.Fatal("admin did not start within 20 s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(15 * time.Second):
+			t.Error("admin did not stop within 15 s")
+		}
+	})
+	host := fmt.Sprintf("http://127.0.0.1:%d", port)
+	return &probeAdmin{db: db, port: port, host: host, base: host + "/xxl-job-admin", logs: logs}
+}
+
+// probeClient is a console client of one line: 2.x (POST /login, identity cookie) or
+// 3.x (POST /auth/doLogin, token cookie).
+type probeClient struct {
+	t    *testing.T
+	hc   *http.Client
+	base string
+	v3   bool
+}
+
+// probeEnvelope is any line's envelope.
+type probeEnvelope struct {
+	Code    int             `json:"code"`
+	Msg     *string         `json:"msg"`
+	Content json.RawMessage `json:"content"`
+	Data    json.RawMessage `json:"data"`
+	Success *bool           `json:"success"`
+}
+
+func (e probeEnvelope) msg() string {
+	if e.Msg == nil {
+		return ""
+	}
+	return *e.Msg
+}
+
+// login signs in as the seeded administrator on the 2.x line or the 3.x line.
+func (a *probeAdmin) login(t *testing.T, v3 bool) *probeClient {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &probeClient{t: t, base: a.base, v3: v3, hc: &http.Client{Jar: jar, Timeout: 20 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	path := "/login"
+	if v3 {
+		path = "/auth/doLogin"
+	}
+	status, env, body := c.post(path, url.Values{"userName": {"admin"}, "password": {"123456"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, 200, env.Code, body)
+	return c
+}
+
+// loginLayout signs in on the line of the layout: 2.x on 2.4, 3.x on 3.4.
+func (a *probeAdmin) loginLayout(t *testing.T, layout schema.LayoutName) *probeClient {
+	return a.login(t, layout != schema.Layout24)
+}
+
+// do sends a request with a form (in the body for POST, in the query otherwise).
+func (c *probeClient) do(method, path string, form url.Values) (int, probeEnvelope, string) {
+	c.t.Helper()
+	var req *http.Request
+	var err error
+	if method == http.MethodPost {
+		req, err = http.NewRequest(method, c.base+path, strings.NewReader(form.Encode()))
+		require.NoError(c.t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+	} else {
+		u := c.base + path
+		if len(form) > 0 {
+			u += "?" + form.Encode()
+		}
+		req, err = http.NewRequest(method, u, nil)
+		require.NoError(c.t, err)
+	}
+	return c.send(req)
+}
+
+// postRaw posts an already encoded form body.
+func (c *probeClient) postRaw(path, body string) (int, probeEnvelope, string) {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(body))
+	require.NoError(c.t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+	return c.send(req)
+}
+
+func (c *probeClient) send(req *http.Request) (int, probeEnvelope, string) {
+	c.t.Helper()
+	res, err := c.hc.Do(req)
+	require.NoError(c.t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(c.t, err)
+	var env probeEnvelope
+	if strings.Contains(res.Header.Get("Content-Type"), "json") {
+		require.NoError(c.t, json.Unmarshal(b, &env), "%s %s: %s", req.Method, req.URL.Path, b)
+	}
+	return res.StatusCode, env, string(b)
+}
+
+func (c *probeClient) post(path string, form url.Values) (int, probeEnvelope, string) {
+	c.t.Helper()
+	return c.do(http.MethodPost, path, form)
+}
+
+// ok posts and requires success.
+func (c *probeClient) ok(path string, form url.Values) probeEnvelope {
+	c.t.Helper()
+	status, env, body := c.post(path, form)
+	require.Equal(c.t, http.StatusOK, status, "%s: %s", path, body)
+	require.Equal(c.t, 200, env.Code, "%s: %s", path, body)
+	return env
+}
+
+// addJob creates a BEAN job through the line's create endpoint and returns its id.
+func (c *probeClient) addJob(group int, desc, handler, extra string) int {
+	c.t.Helper()
+	path := "/jobinfo/add"
+	if c.v3 {
+		path = "/jobinfo/insert"
+	}
+	f := jobForm(group, desc, handler)
+	if extra != "" {
+		q, err := url.ParseQuery(extra)
+		require.NoError(c.t, err)
+		for k, v := range q {
+			f[k] = v
+		}
+	}
+	env := c.ok(path, f)
+	var id string
+	payload := env.Content
+	if c.v3 {
+		payload = env.Data
+	}
+	require.NoError(c.t, json.Unmarshal(payload, &id))
+	var n int
+	_, err := fmt.Sscan(id, &n)
+	require.NoError(c.t, err)
+	return n
+}
+
+// jobForm is the job form the console's pages post.
+func jobForm(group int, desc, handler string) url.Values {
+	return url.Values{
+		"jobGroup": {fmt.Sprint(group)}, "jobDesc": {desc}, "author": {"probe"}, "alarmEmail": {""},
+		"scheduleType": {"CRON"}, "scheduleConf": {"0 0 0 1 1 ? 2099"}, "misfireStrategy": {"DO_NOTHING"},
+		"executorRouteStrategy": {"FIRST"}, "executorHandler": {handler}, "executorParam": {""},
+		"executorBlockStrategy": {"SERIAL_EXECUTION"}, "executorTimeout": {"0"}, "executorFailRetryCount": {"0"},
+		"glueType": {"BEAN"}, "glueSource": {""}, "glueRemark": {"GLUE代码初始化"}, "childJobId": {""},
+	}
+}
+
+// oneID is the id parameter of an operation in the client's line.
+func (c *probeClient) oneID(id int) url.Values {
+	if c.v3 {
+		return url.Values{"ids[]": {fmt.Sprint(id)}}
+	}
+	return url.Values{"id": {fmt.Sprint(id)}}
+}
+
+// manualGroup inserts an executor group with a manual address list.
+func manualGroup(t *testing.T, db *schematest.DB, layout schema.LayoutName, app, addrs string) int {
+	t.Helper()
+	res, err := db.SQL.Exec("INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, ?, 1, ?, NOW())", app, app, addrs)
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	return int(id)
+}
+
+// smtpSink is a minimal SMTP server on loopback that keeps every message's decoded
+// HTML body.
+type smtpSink struct {
+	port int
+	got  chan string
+}
+
+func startSMTPSink(t *testing.T) *smtpSink {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	s := &smtpSink{port: ln.Addr().(*net.TCPAddr).Port, got: make(chan string, 64)}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	return s
+}
+
+func (s *smtpSink) serve(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	w := func(line string) { _, _ = c.Write([]byte(line + "\r\n")) }
+	w("220 sink ESMTP")
+	var data strings.Builder
+	inData := false
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if inData {
+			if line == ".\r\n" {
+				inData = false
+				s.got <- decodeMailBody(data.String())
+				data.Reset()
+				w("250 queued")
+				continue
+			}
+			data.WriteString(line)
+			continue
+		}
+		switch cmd := strings.ToUpper(strings.TrimSpace(line)); {
+		case strings.HasPrefix(cmd, "EHLO"):
+			w("250-sink")
+			w("250 8BITMIME")
+		case strings.HasPrefix(cmd, "DATA"):
+			inData = true
+			w("354 go on")
+		case strings.HasPrefix(cmd, "QUIT"):
+			w("221 bye")
+			return
+		default:
+			w("250 ok")
+		}
+	}
+}
+
+// decodeMailBody returns the base64 body of a message as text.
+func decodeMailBody(msg string) string {
+	i := strings.Index(msg, "\r\n\r\n")
+	if i < 0 {
+		return msg
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(strings.TrimSpace(msg[i+4:]), "\r\n", ""))
+	if err != nil {
+		return msg
+	}
+	return string(b)
+}
+
+// mailArgs point the admin's alarm mails at the sink, without TLS or login.
+func (s *smtpSink) mailArgs() []string {
+	return []string{
+		"--spring.mail.host=127.0.0.1", fmt.Sprintf("--spring.mail.port=%d", s.port),
+		"--spring.mail.from=admin@example.com",
+		"--spring.mail.properties.mail.smtp.auth=false",
+		"--spring.mail.properties.mail.smtp.starttls.enable=false",
+		"--spring.mail.properties.mail.smtp.starttls.required=false",
+		"--spring.mail.properties.mail.smtp.socketFactory.class=javax.net.SocketFactory",
+	}
+}
+
+// Executor-supplied text reaches the alarm mail (text/html) escaped: a run refused with
+// an HTML message (trigger_msg) and a run failed by a callback with HTML (handle_msg)
+// each alarm by mail, and neither mail carries the executor's markup — only the admin's
+// own <br> lines and colour headers, as the Java admin's mails show them.
+func TestHostileAlarmMailEscapesExecutorText(t *testing.T) {
+	t.Parallel()
+	const (
+		runPhish  = `<a href="http://phish.example/login">Session expired: sign in again</a>`
+		donePhish = `<img src="http://phish.example/t.gif"><a href="http://phish.example/login">Fix it here</a><br>line two`
+	)
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			sink := startSMTPSink(t)
+			a := startProbeAdmin(t, layout, nil, sink.mailArgs()...)
+			ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "probe-token", AdminAddresses: a.base})
+			ex.Handle("refusing", executortest.Behavior{Reject: runPhish})
+			msg := donePhish
+			ex.Handle("failing", executortest.Behavior{HandleCode: 500, HandleMsg: &msg})
+			group := manualGroup(t, a.db, layout, "probe-mail", ex.Address())
+			c := a.loginLayout(t, layout)
+			refusing := c.addJob(group, "refused run", "refusing", "alarmEmail=ops@example.com")
+			failing := c.addJob(group, "failed run", "failing", "alarmEmail=ops@example.com")
+			c.ok("/jobinfo/trigger", c.oneID(refusing))
+			c.ok("/jobinfo/trigger", c.oneID(failing))
+
+			// The fail monitor runs every 10 s.
+			var mails []string
+			for len(mails) < 2 {
+				select {
+				case m := <-sink.got:
+					mails = append(mails, m)
+				case <-time.After(40 * time.Second):
+					t.Fatalf("%d of 2 alarm mails arrived", len(mails))
+				}
+			}
+			var sawTrigger, sawHandle bool
+			for _, m := range mails {
+				require.NotContains(t, m, "<a ", "executor markup in the mail: %s", m)
+				require.NotContains(t, m, "<img", "executor markup in the mail: %s", m)
+				require.Contains(t, m, "&lt;a href=&#34;http://phish.example/login&#34;&gt;", m)
+				require.Contains(t, m, "Alarm Job LogId=", m)
+				if strings.Contains(m, "TriggerMsg=") {
+					sawTrigger = true
+					// The admin's own markup of trigger_msg stays.
+					require.Contains(t, m, "<br>TriggerMsg=<br>Job trigger type：Manual trigger<br>", m)
+					// The header's arrows are text, shown the same escaped.
+					require.Contains(t, m, `<span style="color:#00c0ef;" > `+strings.Repeat("&gt;", 11)+"Trigger Job"+strings.Repeat("&lt;", 11)+" </span><br>", m)
+					require.Contains(t, m, "Session expired: sign in again&lt;/a&gt;", m)
+				}
+				if strings.Contains(m, "HandleCode=") {
+					sawHandle = true
+					require.Contains(t, m, "&lt;img src=&#34;http://phish.example/t.gif&#34;&gt;", m)
+					require.Contains(t, m, "Fix it here&lt;/a&gt;<br>line two", m, "a line break stays a line break")
+				}
+			}
+			require.True(t, sawTrigger && sawHandle, "one mail for the refused trigger, one for the failed run: %q", mails)
+		})
+	}
+}
