@@ -454,12 +454,12 @@ type pendingState struct {
 // strategy only in the scan; its ring sends whatever it holds, however late, and
 // several seconds' fires of one job at once after a stall.
 //
-//   - A fire that catches up (more than a second after it was due) is not sent when a
-//     later fire of its job was due already: handed out (a log row of the job with a
-//     later trigger_time up to now, not in this batch), or about to be (the job's
-//     trigger_next_time has passed: the next scan fires it). That keeps two admins, or
-//     two batches of one, from sending a job twice in a second after a stall. It
-//     closes as merged.
+//   - A fire that catches up (sent in a later wall-clock second than the one it was
+//     due in) is not sent when a later fire of its job is due by the end of this second:
+//     handed out (a log row of the job with a later trigger_time, not in this batch), or
+//     about to be (the job's trigger_next_time has passed: the next scan fires it). That
+//     keeps two admins, or two batches of one, from sending a job twice in a second
+//     after a stall or a slow tick. It closes as merged.
 //   - A fire more than PreReadMs late of a DO_NOTHING job is not sent: its claim closes
 //     as skipped.
 //   - The late fires of a FIRE_ONCE_NOW job become one misfire trigger (none when a
@@ -478,7 +478,9 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 		return it.FireMs
 	}
 	late := func(it ringItem) bool { return nowMs-due(it) > PreReadMs }
-	catchUp := func(it ringItem) bool { return nowMs-due(it) > 1000 }
+	// Catching up: sent in a later wall-clock second than the one it was due in.
+	endOfSecond := nowMs - nowMs%1000 + 1000
+	catchUp := func(it ringItem) bool { return due(it) < endOfSecond-1000 }
 	byJob := map[int]int{} // job → how many fires in the batch
 	var behind []int       // jobs with a late or catching-up fire
 	inBatch := map[int64]bool{}
@@ -504,7 +506,7 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 		if jobs, err = s.store.LoadJobs(ctx, behind); err != nil {
 			return nil, items, err
 		}
-		if later, err = s.store.LogTimes(ctx, behind, time.UnixMilli(oldest), time.UnixMilli(nowMs)); err != nil {
+		if later, err = s.store.LogTimes(ctx, behind, time.UnixMilli(oldest), time.UnixMilli(endOfSecond-1)); err != nil {
 			return nil, items, err
 		}
 	}
@@ -517,7 +519,7 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 		}
 		for _, lt := range later[it.JobID] {
 			if !inBatch[lt.ID] && lt.At.UnixMilli() > it.FireMs {
-				return true // a later fire of the job was handed out and is due
+				return true // a later fire of the job, due by the end of this second, was handed out
 			}
 		}
 		return false

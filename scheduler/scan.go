@@ -242,10 +242,13 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	s.metrics.prom.scanJobs.Observe(float64(len(p.fires)))
 	nowMs := s.clock.Now().UnixMilli()
 	var now []ringItem
+	ticked := s.ringTicked.Load()
 	for _, it := range p.fires {
 		// A fire whose second is already behind the ring's look-back goes out at once
-		// (upstream would fire it a minute late, when the ring comes round).
-		if it.Now || it.FireMs <= nowMs-1000*ringLookBack {
+		// (upstream would fire it a minute late, when the ring comes round); so does one
+		// whose second the ring has already sent (it would go out with the next second's
+		// fires, a second late).
+		if it.Now || it.FireMs <= nowMs-1000*ringLookBack || it.FireMs <= ticked {
 			now = append(now, it)
 		} else {
 			s.ring.push(it)
@@ -357,6 +360,7 @@ func (s *Scheduler) ringLoop() {
 		}
 		// Fires a scan pushed for this second while it was being prepared.
 		s.RingTick(time.UnixMilli(boundaryMs))
+		s.ringTicked.Store(boundaryMs)
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		if stopping && s.ring.size() == 0 {
 			return

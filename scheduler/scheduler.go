@@ -128,6 +128,9 @@ type Scheduler struct {
 	// ringTickMs is when (clock ms) the ring last finished handing a second's fires to
 	// the trigger pools; the scan reads no more ahead while it is far behind.
 	ringTickMs atomic.Int64
+	// ringTicked is the last second (Unix ms) whose fires the ring sent: a scan sends a
+	// fire of that second or earlier itself instead of pushing it into a passed slot.
+	ringTicked atomic.Int64
 	// preparing counts prepares waiting on the database (see overloaded).
 	preparing atomic.Int32
 	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
