@@ -49,8 +49,8 @@ func sqliteUniqueRegistry(ctx context.Context, db *sql.DB) (bool, error) {
 }
 
 // initSQLite creates the tables and seed rows of the 3.4 layout in an empty SQLite
-// file, all or nothing.
-func initSQLite(ctx context.Context, db *sql.DB, name LayoutName) error {
+// file, and with own this admin's indexes and tables, all or nothing.
+func initSQLite(ctx context.Context, db *sql.DB, name LayoutName, own bool) error {
 	if name != Layout34 {
 		return fmt.Errorf("an SQLite database has the %s layout only, not %q", Layout34, name)
 	}
@@ -75,8 +75,50 @@ func initSQLite(ctx context.Context, db *sql.DB, name LayoutName) error {
 			return fmt.Errorf("schema init (%s): %w", firstLine(stmt), err)
 		}
 	}
+	if own {
+		if err := createOwnSQLite(ctx, tx); err != nil {
+			return fmt.Errorf("schema init: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("schema init: %w", err)
+	}
+	return nil
+}
+
+// createOwnSQLite creates the missing OwnTables and OwnIndexes inside Init's
+// transaction.
+func createOwnSQLite(ctx context.Context, tx *sql.Tx) error {
+	exists := func(typ, name string) (bool, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = ? AND name = ?`, typ, name).Scan(&n)
+		return n > 0, err
+	}
+	for _, t := range OwnTables {
+		ok, err := exists("table", t.Name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		for _, stmt := range splitStatements(t.SQLite) {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create table %s (%s): %w", t.Name, firstLine(stmt), err)
+			}
+		}
+	}
+	for _, ix := range OwnIndexes {
+		ok, err := exists("index", ix.Name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, ix.Statement(true)); err != nil {
+			return fmt.Errorf("add index %s: %w", ix, err)
+		}
 	}
 	return nil
 }

@@ -78,6 +78,9 @@ type Report struct {
 	MissingColumns []string // "table.column"
 	LockRowMissing bool
 	Empty          bool // no xxl_job_* table at all
+	// Own is what the database lacks of this admin's own indexes and tables: advice,
+	// not a fault (a database created by upstream's scripts has none of them).
+	Own OwnState
 }
 
 // OK reports whether the admin can run on the database.
@@ -103,6 +106,7 @@ func (r Report) String() string {
 	if r.LockRowMissing {
 		b.WriteString("missing row: xxl_job_lock.lock_name='schedule_lock' (the admin re-creates it at start)\n")
 	}
+	b.WriteString(r.Own.Advice())
 	if r.OK() {
 		b.WriteString("ok\n")
 	}
@@ -178,6 +182,9 @@ func Check(ctx context.Context, db *sql.DB) (Report, error) {
 		}
 		r.LockRowMissing = n == 0
 	}
+	if r.Own, err = InspectOwn(ctx, db); err != nil {
+		return Report{}, err
+	}
 	return r, nil
 }
 
@@ -235,12 +242,18 @@ func DDL(name LayoutName) (string, error) {
 	return string(b), nil
 }
 
-// Init creates the tables and seed rows of a layout on an empty database. It refuses
-// to touch a database that has any xxl_job_* table. A SQLite file gets the 3.4
-// layout, in one transaction.
+// Init creates the tables and seed rows of a layout on an empty database, with this
+// admin's own indexes and tables (OwnIndexes, OwnTables). It refuses to touch a
+// database that has any xxl_job_* table. A SQLite file gets the 3.4 layout, in one
+// transaction.
 func Init(ctx context.Context, db *sql.DB, name LayoutName) error {
+	return initLayout(ctx, db, name, true)
+}
+
+// initLayout is Init; without own it creates exactly what upstream's script creates.
+func initLayout(ctx context.Context, db *sql.DB, name LayoutName, own bool) error {
 	if IsSQLite(db) {
-		return initSQLite(ctx, db, name)
+		return initSQLite(ctx, db, name, own)
 	}
 	script, err := DDL(name)
 	if err != nil {
@@ -256,6 +269,11 @@ func Init(ctx context.Context, db *sql.DB, name LayoutName) error {
 	for _, stmt := range splitStatements(script) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("schema init (%s): %w", firstLine(stmt), err)
+		}
+	}
+	if own {
+		if _, err := upgradeOwn(ctx, db, OwnTables, OwnIndexes); err != nil {
+			return fmt.Errorf("schema init: %w", err)
 		}
 	}
 	return nil

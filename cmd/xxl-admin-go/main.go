@@ -5,6 +5,7 @@
 //	xxl-admin-go [--config FILE] [--key=value ...]        run the admin
 //	xxl-admin-go schema init [--layout=3.4|2.4] [...]     create tables on an empty database
 //	xxl-admin-go schema check [...]                       report the database's layout
+//	xxl-admin-go schema upgrade [...]                     add our missing indexes and tables
 //	xxl-admin-go schema export --out FILE [...]           write groups, jobs and users as JSON
 //	xxl-admin-go schema import --in FILE [...]            load them into a fresh database
 package main
@@ -50,7 +51,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, 
 			return schemaCommand(ctx, cfg, cfg.Positional[1:], stdout)
 		case "serve":
 		default:
-			return fmt.Errorf("unknown command %q (want: serve, schema init, schema check, schema export, schema import)", cfg.Positional[0])
+			return fmt.Errorf("unknown command %q (want: serve, schema init, schema check, schema upgrade, schema export, schema import)", cfg.Positional[0])
 		}
 	}
 	return serve(ctx, cfg, log, ready)

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
@@ -69,4 +72,55 @@ func TestSchemaCommands(t *testing.T) {
 	require.Error(t, err)
 	err = run(ctx, append(jdbcArgs(db, db.Name), "frobnicate"), nil, &out, &errOut, nil)
 	require.ErrorContains(t, err, "unknown command")
+}
+
+// schema upgrade adds the scan index to a database that lacks it (as one made by
+// upstream's script), prints what it did, and says so when there is nothing to do;
+// schema check advises it before and not after, without failing. The embedded file
+// is upgraded the same way.
+func TestSchemaUpgradeCommand(t *testing.T) {
+	t.Parallel()
+	db := schematest.NewEmpty(t)
+	ctx := context.Background()
+	name := db.Name + "_up"
+	t.Cleanup(func() { _, _ = db.SQL.Exec("DROP DATABASE IF EXISTS " + name) })
+	var out, errOut bytes.Buffer
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "init", "--layout=2.4"), nil, &out, &errOut, nil))
+	_, err := db.SQL.Exec("ALTER TABLE " + name + ".xxl_job_info DROP INDEX i_xxl_admin_trigger_next")
+	require.NoError(t, err)
+
+	out.Reset()
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "check"), nil, &out, &errOut, nil))
+	require.Contains(t, out.String(), "advice: missing index i_xxl_admin_trigger_next")
+	require.Contains(t, out.String(), "ALTER TABLE xxl_job_info ADD INDEX i_xxl_admin_trigger_next (trigger_status, trigger_next_time)")
+	require.Contains(t, out.String(), "\nok\n")
+
+	out.Reset()
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "upgrade"), nil, &out, &errOut, nil))
+	require.Equal(t, "database "+name+":\nadded index i_xxl_admin_trigger_next ON xxl_job_info (trigger_status, trigger_next_time): the scan reads only due jobs instead of every job\n", out.String())
+	out.Reset()
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "upgrade"), nil, &out, &errOut, nil))
+	require.Contains(t, out.String(), "nothing to do")
+	out.Reset()
+	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "check"), nil, &out, &errOut, nil))
+	require.NotContains(t, out.String(), "advice")
+
+	err = run(ctx, append(jdbcArgs(db, db.Name), "schema", "upgrade"), nil, &out, &errOut, nil)
+	require.ErrorContains(t, err, "schema init")
+
+	file := filepath.Join(t.TempDir(), "xxl-job.db")
+	err = run(ctx, []string{"--xxl.admin.embedded.path=" + file, "schema", "upgrade"}, nil, &out, &errOut, nil)
+	require.ErrorContains(t, err, "no embedded database")
+	lite, err := schema.OpenSQLite(file, time.UTC)
+	require.NoError(t, err)
+	require.NoError(t, schema.Init(ctx, lite, schema.Layout34))
+	_, err = lite.Exec("DROP INDEX i_xxl_admin_trigger_next")
+	require.NoError(t, err)
+	lite.Close()
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"--xxl.admin.embedded.path=" + file, "schema", "upgrade"}, nil, &out, &errOut, nil))
+	require.Contains(t, out.String(), "added index i_xxl_admin_trigger_next")
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"--xxl.admin.embedded.path=" + file, "schema", "upgrade"}, nil, &out, &errOut, nil))
+	require.Contains(t, out.String(), "nothing to do")
 }

@@ -66,7 +66,7 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 
 func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: xxl-admin-go schema init|check|export|import")
+		return errors.New("usage: xxl-admin-go schema init|check|upgrade|export|import")
 	}
 	switch args[0] {
 	case "init":
@@ -97,6 +97,8 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 		}
 		fmt.Fprintf(out, "created the %s layout with seed rows in database %s (login admin / 123456)\n", layout, name)
 		return nil
+	case "upgrade":
+		return upgradeCommand(ctx, cfg, out) // upgrade.go
 	case "export", "import":
 		return transferCommand(ctx, cfg, args[0], out) // transfer.go
 	case "check":
@@ -115,7 +117,7 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown schema command %q (want init, check, export or import)", args[0])
+	return fmt.Errorf("unknown schema command %q (want init, check, upgrade, export or import)", args[0])
 }
 
 // driverLog sends go-sql-driver's own messages (one per broken connection) to debug

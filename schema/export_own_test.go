@@ -1,0 +1,18 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+)
+
+// InitUpstream creates a layout as upstream's script does, without this admin's own
+// indexes and tables: the database a Java admin's installation has.
+var InitUpstream = func(ctx context.Context, db *sql.DB, name LayoutName) error {
+	return initLayout(ctx, db, name, false)
+}
+
+// UpgradeOwn and InspectOwnOf run Upgrade and InspectOwn on lists of the test's own.
+var (
+	UpgradeOwn   = upgradeOwn
+	InspectOwnOf = inspectOwn
+)
