@@ -300,6 +300,7 @@ func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID i
 	b.WriteString(`<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_child_run") + `<<<<<<<<<<< </span><br>`)
 	children := strings.Split(job.ChildJobID, ",")
 	n := strconv.Itoa(len(children))
+	chain := s.chainOf(ctx, logID, job.ID) // chain.go: loops written by other processes
 	for i, raw := range children {
 		id, ok := childID(raw)
 		if ok && id == job.ID {
@@ -307,7 +308,12 @@ func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID i
 		}
 		args := []string{strconv.Itoa(i + 1), n, raw}
 		if ok {
-			s.Submit(TriggerRequest{JobID: id, Type: TriggerParent, FailRetryCount: -1})
+			if why := s.chainRefusal(chain, id, args); why != "" {
+				s.log.Warn("child job not triggered", "job_id", job.ID, "log_id", logID, "child", id, "chain", chainText(chain))
+				b.WriteString(why)
+				continue
+			}
+			s.Submit(TriggerRequest{JobID: id, Type: TriggerParent, FailRetryCount: -1, Chain: chain})
 			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg1"), append(args, s.msgs.T("system_success"), "null")...))
 		} else {
 			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg2"), args...))

@@ -215,7 +215,7 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 	if l.ExecutorFailRetryCount > 0 {
 		param := l.ExecutorParam
 		s.Submit(TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
-			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param})
+			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: parseChain(l.TriggerMsg)})
 		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
 		if err := s.store.UpdateLogTrigger(ctx, l); err != nil {
 			return err

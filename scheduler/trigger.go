@@ -48,6 +48,9 @@ type TriggerRequest struct {
 	ClaimLogID int64
 	// ClaimMarker is that row's trigger_msg while it waits (see schema.Claim).
 	ClaimMarker string
+	// Chain are the jobs whose successful runs led to this one, first to last (child
+	// jobs and their retries); trigger_msg records it (chain.go).
+	Chain []int
 
 	// job and group, when set, were loaded for a whole ring tick in one statement each;
 	// a nil group with groupLoaded means the group does not exist.
@@ -188,7 +191,14 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	logID := req.ClaimLogID
 	if logID == 0 {
 		var err error
-		if logID, err = s.store.InsertLog(ctx, job.JobGroup, job.ID, triggerTime); err != nil {
+		if len(req.Chain) > 0 {
+			// The chain is in the row before the executor runs the job: its result,
+			// at whichever admin it arrives, finds it there (chain.go).
+			logID, err = s.store.InsertLogWithMsg(ctx, job.JobGroup, job.ID, triggerTime, s.chainHead(req))
+		} else {
+			logID, err = s.store.InsertLog(ctx, job.JobGroup, job.ID, triggerTime)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -254,7 +264,7 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 			b.WriteString(p)
 		}
 	}
-	w(s.msgs.T("jobconf_trigger_type"), "：", s.msgs.T(req.Type.i18nKey()))
+	b.WriteString(s.chainHead(req))
 	w("<br>", s.msgs.T("jobconf_trigger_admin_adress"), "：", s.adminIP)
 	w("<br>", s.msgs.T("jobconf_trigger_exe_regtype"), "：", s.msgs.T(addressTypeKeys[min(max(group.AddressType, 0), 1)]))
 	w("<br>", s.msgs.T("jobconf_trigger_exe_regaddress"), "：")

@@ -39,6 +39,18 @@ func (s *Store) InsertLog(ctx context.Context, jobGroup, jobID int, triggerTime 
 	return res.LastInsertId()
 }
 
+// InsertLogWithMsg is InsertLog with a trigger_msg to hold until the outcome replaces
+// it: what the admin must know of the run when its result arrives, before the outcome
+// may have been written (the chain of parent jobs of a child run).
+func (s *Store) InsertLogWithMsg(ctx context.Context, jobGroup, jobID int, triggerTime time.Time, triggerMsg string) (int64, error) {
+	res, err := s.exec(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "trigger_msg", "handle_code").
+		Values(jobGroup, jobID, triggerTime, 0, triggerMsg, 0))
+	if err != nil {
+		return 0, fmt.Errorf("insert log: %w", err)
+	}
+	return res.LastInsertId()
+}
+
 // UpdateLogTrigger records the outcome of the executor call on a log row.
 func (s *Store) UpdateLogTrigger(ctx context.Context, l Log) error {
 	_, err := s.exec(ctx, s.sb.Update("xxl_job_log").

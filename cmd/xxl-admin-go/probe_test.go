@@ -423,3 +423,100 @@ func TestHostileAlarmMailEscapesExecutorText(t *testing.T) {
 		})
 	}
 }
+
+// Child jobs that trigger each other — directly (A→B→A) or through a longer ring
+// (A→B→C→A) — are refused when a job is saved, on both console lines' create and
+// update, with a message naming the loop; the jobs keep their old child lists.
+func TestHostileChildJobLoopRefusedOnSave(t *testing.T) {
+	t.Parallel()
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, nil)
+			group := manualGroup(t, a.db, layout, "probe-loop", "http://127.0.0.1:9/")
+			for _, v3 := range []bool{false, true} {
+				c := a.login(t, v3)
+				ja := c.addJob(group, "A", "h", "")
+				jb := c.addJob(group, "B", "h", fmt.Sprintf("childJobId=%d", ja))
+				jc := c.addJob(group, "C", "h", fmt.Sprintf("childJobId=%d", jb))
+				update := func(id int, desc, children string) (probeEnvelope, string) {
+					f := jobForm(group, desc, "h")
+					f.Set("id", fmt.Sprint(id))
+					f.Set("childJobId", children)
+					status, env, body := c.post("/jobinfo/update", f)
+					require.Equal(t, http.StatusOK, status, body)
+					return env, body
+				}
+				// A→B closes B→A; A→C closes C→B→A→C.
+				for _, tc := range []struct {
+					children, loop string
+				}{
+					{fmt.Sprint(jb), fmt.Sprintf("%d → %d → %d", ja, jb, ja)},
+					{fmt.Sprint(jc), fmt.Sprintf("%d → %d → %d → %d", ja, jc, jb, ja)},
+				} {
+					env, body := update(ja, "A", tc.children)
+					require.Equal(t, 500, env.Code, body)
+					require.Equal(t, "Child jobs would trigger each other in a loop: "+tc.loop, env.msg(), body)
+					require.Equal(t, 1, a.db.Count(t, "xxl_job_info", "id=? AND child_jobid=''", ja), "A unchanged")
+				}
+				// A diamond is no loop: D→{A,B}, B→A.
+				jd := c.addJob(group, "D", "h", fmt.Sprintf("childJobId=%d,%d", ja, jb))
+				env, body := update(jd, "D", fmt.Sprintf("%d,%d,%d", ja, jb, jc))
+				require.Equal(t, 200, env.Code, body)
+
+				// Created with a child whose chain leads back to the new job: only a
+				// stale child id can do that (the id the new job gets).
+				var next int
+				require.NoError(t, a.db.SQL.QueryRow("SELECT MAX(id)+1 FROM xxl_job_info").Scan(&next))
+				a.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", fmt.Sprint(next), jc)
+				path := "/jobinfo/add"
+				if v3 {
+					path = "/jobinfo/insert"
+				}
+				f := jobForm(group, "E", "h")
+				f.Set("childJobId", fmt.Sprint(jc))
+				_, env, body = c.post(path, f)
+				require.Equal(t, 500, env.Code, body)
+				require.Contains(t, env.msg(), fmt.Sprintf("%d → %d → %d", next, jc, next), body)
+				require.Equal(t, 0, a.db.Count(t, "xxl_job_info", "job_desc='E'"), "the refused job is not stored")
+				a.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", fmt.Sprint(jb), jc)
+			}
+		})
+	}
+}
+
+// A loop of child jobs written by another process (a Java admin, SQL) runs only
+// until a job comes round again: A's success triggers B, and B's success does not
+// trigger A again. B's handle_msg says why, the admin logs it, and the chain shows in
+// the child run's trigger_msg.
+func TestHostileChildJobLoopStopsAtRunTime(t *testing.T) {
+	t.Parallel()
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, nil)
+			ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "probe-token", AdminAddresses: a.base})
+			group := manualGroup(t, a.db, layout, "probe-loop", ex.Address())
+			c := a.loginLayout(t, layout)
+			ja := c.addJob(group, "A", "ok", "")
+			jb := c.addJob(group, "B", "ok", "")
+			jc := c.addJob(group, "C", "ok", "")
+			// A→B→C→A, as a Java admin before 2.5 or an UPDATE would store it.
+			a.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", fmt.Sprint(jb), ja)
+			a.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", fmt.Sprint(jc), jb)
+			a.db.Exec(t, "UPDATE xxl_job_info SET child_jobid=? WHERE id=?", fmt.Sprint(ja), jc)
+			c.ok("/jobinfo/trigger", c.oneID(ja))
+
+			waitFor(t, "C finished", 20*time.Second, func() bool {
+				return a.db.Count(t, "xxl_job_log", "job_id=? AND handle_code=200 AND handle_msg LIKE '%loop%'", jc) == 1
+			})
+			time.Sleep(3 * time.Second) // a loop would have run round again by now
+			require.Equal(t, 3, a.db.Count(t, "xxl_job_log", ""), "one run of each job")
+			var cmsg, ctrig string
+			require.NoError(t, a.db.SQL.QueryRow("SELECT handle_msg, trigger_msg FROM xxl_job_log WHERE job_id=?", jc).Scan(&cmsg, &ctrig))
+			require.Contains(t, cmsg, fmt.Sprintf("[Job ID=%d], Trigger Fail, Trigger msg: the child jobs loop (%d → %d → %d → %d), not triggered", ja, ja, jb, jc, ja))
+			require.Contains(t, ctrig, fmt.Sprintf("Job trigger type：Parent job trigger<br>Parent job chain：%d → %d<br>", ja, jb))
+			require.Len(t, a.logs.matching("child job not triggered", fmt.Sprintf("child=%d", ja)), 1)
+		})
+	}
+}

@@ -89,6 +89,11 @@ var en = map[string]string{
 	"jobinfo_field_jobgroup":               "Executor",
 	"jobinfo_field_id":                     "Job ID",
 	"jobinfo_field_jobdesc":                "Job description",
+
+	// Ours: the parent jobs a child run was triggered by, and the children a chain refuses.
+	"jobconf_trigger_chain":       "Parent job chain",
+	"jobconf_callback_child_loop": "{0}/{1} [Job ID={2}], Trigger Fail, Trigger msg: the child jobs loop ({3}), not triggered <br>",
+	"jobconf_callback_child_deep": "{0}/{1} [Job ID={2}], Trigger Fail, Trigger msg: more than {3} levels of child jobs, not triggered <br>",
 }
 
 var zhCN = map[string]string{
@@ -134,6 +139,11 @@ var zhCN = map[string]string{
 	"jobinfo_field_jobgroup":               "执行器",
 	"jobinfo_field_id":                     "任务ID",
 	"jobinfo_field_jobdesc":                "任务描述",
+
+	// Ours: the parent jobs a child run was triggered by, and the children a chain refuses.
+	"jobconf_trigger_chain":       "父任务链",
+	"jobconf_callback_child_loop": "{0}/{1} [任务ID={2}], 触发失败, 触发备注: 子任务循环触发({3})，未触发 <br>",
+	"jobconf_callback_child_deep": "{0}/{1} [任务ID={2}], 触发失败, 触发备注: 子任务超过{3}层，未触发 <br>",
 }
 
 var zhTC = map[string]string{
@@ -179,4 +189,9 @@ var zhTC = map[string]string{
 	"jobinfo_field_jobgroup":               "執行器",
 	"jobinfo_field_id":                     "任務ID",
 	"jobinfo_field_jobdesc":                "任務描述",
+
+	// Ours: the parent jobs a child run was triggered by, and the children a chain refuses.
+	"jobconf_trigger_chain":       "父任務鏈",
+	"jobconf_callback_child_loop": "{0}/{1} [任務ID={2}], 觸發失敗, 觸發備註: 子任務循環觸發({3})，未觸發 <br>",
+	"jobconf_callback_child_deep": "{0}/{1} [任務ID={2}], 觸發失敗, 觸發備註: 子任務超過{3}層，未觸發 <br>",
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -204,8 +205,95 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 				return s.errDenied()
 			}
 		}
+		if !create {
+			return s.checkChildLoop(ctx, in.ID, in.ChildJobID)
+		}
 	}
 	return nil
+}
+
+// maxChildWalk bounds the jobs read to look for a loop of child jobs.
+const maxChildWalk = 10000
+
+// checkChildLoop refuses child jobs that would trigger each other for ever once id's
+// child list is children: a loop of any length through id, or a loop id's children
+// lead into (saving id would start it). Loops elsewhere among the stored jobs are not
+// this save's business. The scheduler stops loops at run time too
+// (scheduler/chain.go), but only after one round.
+func (s *Service) checkChildLoop(ctx context.Context, id int, children string) error {
+	lists := map[int][]int{id: childIDs(children)}
+	edges := func(job int) ([]int, error) {
+		if l, ok := lists[job]; ok {
+			return l, nil
+		}
+		if len(lists) >= maxChildWalk {
+			return nil, nil
+		}
+		j, err := s.store.LoadJob(ctx, job)
+		if err != nil && !errors.Is(err, schema.ErrNotFound) {
+			return nil, err
+		}
+		lists[job] = childIDs(j.ChildJobID) // a missing job has none
+		return lists[job], nil
+	}
+	// Depth-first from id: a child met again while still on the path closes a loop.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[int]int{}
+	var path []int
+	var walk func(job int) ([]int, error)
+	walk = func(job int) ([]int, error) {
+		state[job] = onPath
+		path = append(path, job)
+		next, err := edges(job)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range next {
+			if c == job {
+				continue // the scheduler skips a job listed as its own child
+			}
+			switch state[c] {
+			case onPath:
+				i := slices.Index(path, c)
+				return append(slices.Clone(path[i:]), c), nil
+			case unseen:
+				if loop, err := walk(c); loop != nil || err != nil {
+					return loop, err
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[job] = done
+		return nil, nil
+	}
+	loop, err := walk(id)
+	if err != nil || loop == nil {
+		return err
+	}
+	text := make([]string, len(loop))
+	for i, j := range loop {
+		text[i] = strconv.Itoa(j)
+	}
+	return s.fail(Invalid, "console_child_loop", strings.Join(text, " → "))
+}
+
+// childIDs are the ids of a child_jobid list that the scheduler triggers (digits only,
+// above 0).
+func childIDs(list string) []int {
+	var out []int
+	for _, item := range strings.Split(list, ",") {
+		if item == "" || strings.Trim(item, "0123456789") != "" {
+			continue
+		}
+		if id, err := strconv.Atoi(item); err == nil && id > 0 {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // paramMax is the size of executor_param: varchar(512) on 2.x, TEXT from 3.4.
@@ -245,6 +333,13 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 		var err error
 		if id, err = s.store.InsertJob(ctx, job); err != nil {
 			return err
+		}
+		if strings.TrimSpace(in.ChildJobID) != "" {
+			// Only a stale child id of another job can name the new id; checked
+			// with the row in place, undone with it.
+			if err := s.checkChildLoop(ctx, id, in.ChildJobID); err != nil {
+				return err
+			}
 		}
 		if in.TriggerStatus == 1 {
 			return s.startErr(s.sched.StartJob(ctx, id))

@@ -39,6 +39,12 @@ func runLogs(t *testing.T, setup setupFunc) {
 		require.Equal(t, "0/2", l.ExecutorShardingParam)
 		require.Equal(t, 2, l.ExecutorFailRetryCount)
 
+		noted, err := b.st.InsertLogWithMsg(b.ctx, 1, 1, at, "type<br>chain：1 → 2")
+		require.NoError(t, err)
+		l, err = b.st.LoadLog(b.ctx, noted)
+		require.NoError(t, err)
+		require.Equal(t, []any{0, "type<br>chain：1 → 2", 0, true}, []any{l.TriggerCode, l.TriggerMsg, l.HandleCode, l.HandleMsgNull})
+
 		require.NoError(t, b.st.UpdateLogTrigger(b.ctx, schema.Log{ID: id, TriggerTime: later, TriggerCode: 500, TriggerMsg: "no address"}))
 		l, err = b.st.LoadLog(b.ctx, id)
 		require.NoError(t, err)
