@@ -16,3 +16,8 @@ var (
 	UpgradeOwn   = upgradeOwn
 	InspectOwnOf = inspectOwn
 )
+
+// ScheduleJobsSQL is the statement of ScheduleJobs, for the index-plan tests.
+func ScheduleJobsSQL(s *Store, maxNextMs int64, limit int) (string, []any, error) {
+	return s.scheduleJobsQuery(maxNextMs, limit).ToSql()
+}

@@ -68,10 +68,7 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 // past the first limit ids are read late, fire late and skip seconds, while the low ids
 // are read again and again.
 func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([]Job, error) {
-	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
-		"trigger_status", "trigger_last_time", "trigger_next_time").From("xxl_job_info").
-		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
-		OrderBy("trigger_next_time ASC", "id ASC").Limit(uint64(limit)))
+	rows, err := s.query(ctx, s.scheduleJobsQuery(maxNextMs, limit))
 	if err != nil {
 		return nil, fmt.Errorf("pre-read jobs: %w", err)
 	}
@@ -88,6 +85,18 @@ func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([
 		out = append(out, j)
 	}
 	return out, rows.Err()
+}
+
+// scheduleJobsQuery is the pre-read statement. With ScanIndex (trigger_status,
+// trigger_next_time) it reads only the due rows, already in this order: InnoDB and
+// SQLite end every secondary index with the primary key, so the index is ordered by
+// (trigger_status, trigger_next_time, id) and the LIMIT stops the read. Without it the
+// server reads every job and sorts the due ones.
+func (s *Store) scheduleJobsQuery(maxNextMs int64, limit int) sq.SelectBuilder {
+	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
+		"trigger_status", "trigger_last_time", "trigger_next_time").From("xxl_job_info").
+		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
+		OrderBy("trigger_next_time ASC", "id ASC").Limit(uint64(limit))
 }
 
 // LoadJob reads one job.

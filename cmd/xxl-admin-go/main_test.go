@@ -124,3 +124,35 @@ func TestSchemaUpgradeCommand(t *testing.T) {
 	require.NoError(t, run(ctx, []string{"--xxl.admin.embedded.path=" + file, "schema", "upgrade"}, nil, &out, &errOut, nil))
 	require.Contains(t, out.String(), "nothing to do")
 }
+
+// Start-up warns once, with the statement to run, when the scan index is missing and
+// there are more than schema.ScanIndexWarnJobs jobs; at that many or fewer it is quiet.
+func TestServeWarnsAboutMissingScanIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "xxl-job.db")
+	lite, err := schema.OpenSQLite(path, time.UTC)
+	require.NoError(t, err)
+	require.NoError(t, schema.Init(context.Background(), lite, schema.Layout34))
+	_, err = lite.Exec("DROP INDEX i_xxl_admin_trigger_next")
+	require.NoError(t, err)
+	addJobs := func(n int) {
+		_, err := lite.Exec(`WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ?)
+			INSERT INTO xxl_job_info (job_group, job_desc, schedule_type, schedule_conf, glue_type, trigger_status)
+			SELECT 1, 'job', 'CRON', '0 0 3 * * ?', 'BEAN', 0 FROM s`, n)
+		require.NoError(t, err)
+	}
+	addJobs(schema.ScanIndexWarnJobs - 1) // with the seed job: exactly the threshold
+	const warning = "has no index on (trigger_status, trigger_next_time)"
+
+	a := startEmbedded(t, path, freePort(t))
+	a.stop(t)
+	require.NotContains(t, a.log.String(), warning)
+
+	addJobs(1)
+	a = startEmbedded(t, path, freePort(t))
+	a.stop(t)
+	require.Equal(t, 1, strings.Count(a.log.String(), warning), a.log.String())
+	require.Contains(t, a.log.String(), "CREATE INDEX i_xxl_admin_trigger_next ON xxl_job_info (trigger_status, trigger_next_time)")
+	require.Contains(t, a.log.String(), "xxl-admin-go schema upgrade")
+	lite.Close()
+}

@@ -148,6 +148,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
 	db.announce(ctx, log, cfg, a.Store, a.Addr())
+	schema.WarnMissingScanIndex(ctx, db.DB, log, schema.ScanIndexWarnJobs)
 	if ready != nil {
 		ready <- a.Addr().String()
 	}
