@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,9 @@ type metrics struct {
 	skewSumMs     atomic.Int64
 	skewMaxMs     atomic.Int64
 	skewCount     atomic.Int64
+	// leftOut is, by app name, how many live addresses the last registry pass left out
+	// of the group's address_list (it warns once when that begins).
+	leftOut sync.Map
 
 	prom *promMetrics
 }
@@ -34,6 +38,7 @@ type promMetrics struct {
 	misfires     prometheus.Counter
 	dbErrors     *prometheus.CounterVec
 	executors    *prometheus.GaugeVec
+	leftOut      *prometheus.GaugeVec
 	ringSize     prometheus.GaugeFunc
 	execCall     *prometheus.HistogramVec
 	takenOver    prometheus.Counter
@@ -67,6 +72,8 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 			Help: "Database errors by loop."}, []string{"loop"}),
 		executors: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "xxl_admin_registered_executors",
 			Help: "Live executor addresses per auto-registered group (app name)."}, []string{"app"}),
+		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "xxl_admin_registry_addresses_left_out",
+			Help: "Live executor addresses left out of a group's address_list because the list would not fit its column."}, []string{"app"}),
 		ringSize: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "xxl_admin_ring_fires",
 			Help: "Read-ahead fires waiting in the time ring."}, func() float64 { return float64(s.ring.size()) }),
 		execCall: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "xxl_admin_executor_call_seconds",
@@ -94,7 +101,7 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 func (s *Scheduler) Collectors() []prometheus.Collector {
 	p := s.metrics.prom
 	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
-		p.misfires, p.dbErrors, p.executors, p.ringSize, p.execCall, p.takenOver, p.deferred,
+		p.misfires, p.dbErrors, p.executors, p.leftOut, p.ringSize, p.execCall, p.takenOver, p.deferred,
 		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state}
 }
 

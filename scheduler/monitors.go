@@ -2,8 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"sort"
-	"strings"
 	"time"
 
 	robfig "github.com/robfig/cron/v3"
@@ -84,33 +82,24 @@ func (s *Scheduler) RegistryMonitorOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byApp := map[string][]string{}
+	byApp := map[string][]schema.Registry{}
 	for _, r := range alive {
-		if r.RegistryGroup != "EXECUTOR" {
-			continue
-		}
-		if !containsStr(byApp[r.RegistryKey], r.RegistryValue) {
-			byApp[r.RegistryKey] = append(byApp[r.RegistryKey], r.RegistryValue)
+		if r.RegistryGroup == "EXECUTOR" {
+			byApp[r.RegistryKey] = append(byApp[r.RegistryKey], r)
 		}
 	}
 	for _, g := range groups {
-		list := byApp[g.AppName]
-		s.metrics.prom.executors.WithLabelValues(g.AppName).Set(float64(len(list)))
-		sort.Strings(list)
-		if err := s.store.SetGroupAddresses(ctx, g.ID, strings.Join(list, ","), now); err != nil {
+		regs := byApp[g.AppName]
+		list, left := AddressList(regs, schema.AddressListMax) // addresslist.go: what fits
+		live := addressCount(list) + left
+		s.metrics.prom.executors.WithLabelValues(g.AppName).Set(float64(live))
+		left, err := s.setAddressList(ctx, g, regs, list, left, now)
+		if err != nil {
 			return err
 		}
+		s.noteAddressesLeftOut(g, live, left)
 	}
 	return nil
-}
-
-func containsStr(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Registry records a heartbeat of an executor (POST /api/registry).

@@ -3,10 +3,12 @@ package schema
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
+	"github.com/go-sql-driver/mysql"
 )
 
 func (s *Store) scanGroups(rows *sql.Rows) ([]Group, error) {
@@ -62,12 +64,26 @@ func (s *Store) Groups(ctx context.Context, addressType int) ([]Group, error) {
 // SetGroupAddresses writes an auto-registered group's address list ("" → NULL). Only
 // the two columns the registry monitor owns are written, so a console edit of the
 // title made at the same moment is not overwritten.
+//
+// A list the column cannot hold (a column smaller than the TEXT of the upstream
+// layouts: AddressListMax bytes) fails with ErrTooLong, which is no database fault.
 func (s *Store) SetGroupAddresses(ctx context.Context, id int, list string, now time.Time) error {
 	if _, err := s.exec(ctx, s.sb.Update("xxl_job_group").Set("address_list", nullStr(list)).Set("update_time", now).Where(sq.Eq{"id": id})); err != nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && me.Number == 1406 { // data too long for column
+			return fmt.Errorf("set addresses of group %d (%d bytes): %w", id, len(list), ErrTooLong)
+		}
 		return fmt.Errorf("set addresses of group %d: %w", id, err)
 	}
 	return nil
 }
+
+// AddressListMax is the size of xxl_job_group.address_list in the upstream layouts
+// (TEXT): 65,535 bytes.
+const AddressListMax = 65535
+
+// ErrTooLong is a value larger than its column.
+var ErrTooLong = errors.New("value too long for its column")
 
 // InsertGroup stores a new group and returns its id.
 func (s *Store) InsertGroup(ctx context.Context, g Group) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -517,6 +519,62 @@ func TestHostileChildJobLoopStopsAtRunTime(t *testing.T) {
 			require.Contains(t, cmsg, fmt.Sprintf("[Job ID=%d], Trigger Fail, Trigger msg: the child jobs loop (%d → %d → %d → %d), not triggered", ja, ja, jb, jc, ja))
 			require.Contains(t, ctrig, fmt.Sprintf("Job trigger type：Parent job trigger<br>Parent job chain：%d → %d<br>", ja, jb))
 			require.Len(t, a.logs.matching("child job not triggered", fmt.Sprintf("child=%d", ja)), 1)
+		})
+	}
+}
+
+// A registry flood of one app — 4,000 executor addresses, more than its group's
+// address_list (TEXT, 65,535 bytes) holds — leaves that group with the newest
+// registrations that fit, the other groups with their lists, and one warning that
+// names the cause, never a database outage.
+func TestHostileRegistryFloodKeepsAddressLists(t *testing.T) {
+	t.Parallel()
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, func(db *schematest.DB) {
+				// The flooded group sorts before the normal one: both must be written.
+				db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, update_time) VALUES ('a-flood', 'flood', 0, NOW()), ('b-normal', 'normal', 0, NOW())")
+			})
+			const n = 4000
+			addr := func(i int) string { return fmt.Sprintf("http://10.%d.%d.%d:19999/", 1+i/65536, (i/256)%256, i%256) }
+			register := func(app, value string) {
+				body := protocol.RegistryParam{RegistryGroup: "EXECUTOR", RegistryKey: app, RegistryValue: value}.AppendJSON(nil)
+				r, err := postAPI(http.DefaultClient, a.base+"/api/registry", "probe-token", http.MethodPost, body)
+				require.NoError(t, err)
+				require.Equal(t, 200, r.code, r.msg)
+			}
+			var wg sync.WaitGroup
+			for w := 0; w < 8; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := w; i < n-8; i += 8 {
+						register("a-flood", addr(i))
+					}
+				}()
+			}
+			wg.Wait()
+			for i := n - 8; i < n; i++ { // the newest, in order
+				register("a-flood", addr(i))
+			}
+			// Registered last: its list shows a monitor pass that saw the whole flood.
+			register("b-normal", "http://10.200.0.1:9999/")
+			// The registry monitor runs every 30 s on the wall clock.
+			waitFor(t, "normal group's list", 45*time.Second, func() bool {
+				return a.db.Count(t, "xxl_job_group", "app_name='b-normal' AND address_list='http://10.200.0.1:9999/'") == 1
+			})
+			var list string
+			require.NoError(t, a.db.SQL.QueryRow("SELECT COALESCE(address_list, '') FROM xxl_job_group WHERE app_name='a-flood'").Scan(&list))
+			require.LessOrEqual(t, len(list), 65535)
+			kept := strings.Split(list, ",")
+			require.Greater(t, len(kept), 2000, "as many as fit")
+			require.Less(t, len(kept), n)
+			require.True(t, slices.IsSorted(kept), "ascending, as upstream")
+			require.Contains(t, kept, addr(n-1), "the newest registration is kept")
+			require.NotContains(t, kept, addr(0), "the oldest is left out")
+			require.Len(t, a.logs.matching("level=WARN", "address_list", "a-flood"), 1, "one warning naming the cause")
+			require.Empty(t, a.logs.matching("loop=registry"), "no database condition reported")
 		})
 	}
 }

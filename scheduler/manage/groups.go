@@ -3,10 +3,10 @@ package manage
 import (
 	"context"
 	"errors"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -110,22 +110,21 @@ func (s *Service) validateGroup(in *GroupInput) error {
 }
 
 // onlineAddresses is the sorted, comma-joined list of executors of an app name that
-// sent a heartbeat within the last 90 s ("" when none).
+// sent a heartbeat within the last 90 s ("" when none), cut as the registry monitor
+// cuts it when it would not fit the column.
 func (s *Service) onlineAddresses(ctx context.Context, appName string) (string, error) {
 	regs, err := s.store.AliveRegistry(ctx, s.clk.Now().Add(-registryDeadSeconds*time.Second))
 	if err != nil {
 		return "", err
 	}
-	seen := map[string]bool{}
-	var list []string
+	var mine []schema.Registry
 	for _, r := range regs {
-		if r.RegistryGroup == "EXECUTOR" && r.RegistryKey == appName && !seen[r.RegistryValue] {
-			seen[r.RegistryValue] = true
-			list = append(list, r.RegistryValue)
+		if r.RegistryGroup == "EXECUTOR" && r.RegistryKey == appName {
+			mine = append(mine, r)
 		}
 	}
-	sort.Strings(list)
-	return strings.Join(list, ","), nil
+	list, _ := scheduler.AddressList(mine, schema.AddressListMax)
+	return list, nil
 }
 
 // AddGroup creates an executor group (administrators only). An automatic group gets
