@@ -48,13 +48,18 @@ func (r *ring) push(it ringItem) {
 // ring preparing its next second early.
 const ringAhead = 6
 
-// take removes the items due by second `sec` (0..59): that slot and every slot except
-// the ringAhead slots after it, oldest first, dropping exact duplicates. Upstream (and
-// the look-back of 3.3.0+) drains only the current slot and two before it, so a ring
-// thread held up for longer — a long GC, or trigger pools that cannot take more —
-// leaves the fires of the seconds in between for a whole minute. Every slot outside
-// the look-ahead can only hold overdue fires, so they are all taken.
-func (r *ring) take(sec int) []ringItem {
+// take removes the items due by upToMs (the last millisecond of a second): that
+// second's slot and
+// every slot except the ringAhead slots after it, oldest first, dropping exact
+// duplicates. Upstream (and the look-back of 3.3.0+) drains only the current slot and
+// two before it, so a ring thread held up for longer — a long GC, or trigger pools that
+// cannot take more — leaves the fires of the seconds in between for a whole minute.
+// Every slot outside the look-ahead can only hold overdue fires, so they are all taken
+// — but only fires planned by upToMs: a ring held up for longer than the look-ahead
+// (its tick's second is stale once it runs) would otherwise take the fires of the
+// seconds to come from the slots it believes overdue, and send them early.
+func (r *ring) take(upToMs int64) []ringItem {
+	sec := slotOf(upToMs)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []ringItem
@@ -63,15 +68,35 @@ func (r *ring) take(sec int) []ringItem {
 		if len(r.slots[s]) == 0 {
 			continue
 		}
-		r.n -= len(r.slots[s])
-		if out == nil {
-			out = r.slots[s] // the usual case, one due slot: hand its array over
-		} else {
-			out = append(out, r.slots[s]...)
+		slot := r.slots[s]
+		early := 0
+		for _, it := range slot {
+			if it.FireMs > upToMs {
+				early++
+			}
 		}
-		// No slot keeps its array for the next minute: at 10,000 fires a second sixty
-		// of them would hold tens of MiB for nothing.
-		r.slots[s] = nil
+		if early > 0 {
+			keep := make([]ringItem, 0, early)
+			due := slot[:0:0]
+			for _, it := range slot {
+				if it.FireMs > upToMs {
+					keep = append(keep, it)
+				} else {
+					due = append(due, it)
+				}
+			}
+			r.slots[s], slot = keep, due
+		} else {
+			// No slot keeps its array for the next minute: at 10,000 fires a second
+			// sixty of them would hold tens of MiB for nothing.
+			r.slots[s] = nil
+		}
+		r.n -= len(slot)
+		if out == nil {
+			out = slot // the usual case, one due slot: hand its array over
+		} else {
+			out = append(out, slot...)
+		}
 	}
 	if len(out) > 1 {
 		// A claimed fire is its claim row: the log id alone identifies it. Items

@@ -341,7 +341,7 @@ func (s *Scheduler) ringLoop() {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
 		sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-nowMs) * time.Millisecond)
-		reqs := s.prepare(s.runCtx, s.ring.take(slotOf(boundaryMs)))
+		reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
 		if s.cfg.Pause != nil && len(reqs) > 0 {
 			s.cfg.Pause("ring")
 		}
@@ -372,7 +372,8 @@ func (s *Scheduler) ringLoop() {
 // seconds before it. The ring goroutine prepares each second's fires shortly before
 // it and calls RingTick at the boundary for whatever arrived meanwhile.
 func (s *Scheduler) RingTick(now time.Time) int {
-	items := s.ring.take(int((now.UnixMilli() / 1000) % 60))
+	ms := now.UnixMilli()
+	items := s.ring.take(ms - ms%1000 + 999)
 	s.dispatch(s.runCtx, items)
 	return len(items)
 }
