@@ -171,6 +171,12 @@ func (s *Scheduler) allowSend(ctx context.Context, items []ringItem, upTo int64)
 func (s *Scheduler) ownClaims(ctx context.Context, items []ringItem) ([]ringItem, error) {
 	current := schema.ClaimPrefix + s.Instance() + ":"
 	var marker string
+	var gone []int
+	defer func() {
+		if len(gone) > 0 {
+			s.log.Warn("read-ahead fires taken over by another admin meanwhile; not sent by this one", "fires", len(gone), "jobs", jobList(gone))
+		}
+	}()
 	out := items[:0]
 	for i, it := range items {
 		if strings.HasPrefix(it.Marker, current) || it.LogID == 0 {
@@ -185,7 +191,7 @@ func (s *Scheduler) ownClaims(ctx context.Context, items []ringItem) ([]ringItem
 			return append(out, items[i:]...), err
 		}
 		if !ok {
-			s.log.Warn("fire taken over by another admin, not sent", "job_id", it.JobID, "log_id", it.LogID)
+			gone = append(gone, it.JobID)
 			continue
 		}
 		it.Marker = marker
