@@ -38,6 +38,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Registry", func(t *testing.T) { t.Parallel(); runRegistry(t, setup) })
 	t.Run("User", func(t *testing.T) { t.Parallel(); runUsers(t, setup) })
 	t.Run("Glue", func(t *testing.T) { t.Parallel(); runGlue(t, setup) })
+	t.Run("Session", func(t *testing.T) { t.Parallel(); runSessions(t, setup) })
 }
 
 type testBundle struct {
