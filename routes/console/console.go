@@ -23,6 +23,9 @@ type Deps struct {
 	// AllowedOrigins are extra origins ("https://ops.example.com") whose pages may post
 	// state-changing requests, besides the admin's own host.
 	AllowedOrigins []string
+	// Proxies says whose X-Forwarded-For names the client of a sign-in (its failures
+	// are limited per user and client address); the TCP peer when zero.
+	Proxies Proxies
 	// LoginPage answers GET /toLogin and /auth/login when no session is present; a
 	// short text page when nil (the HTML UI provides the real one).
 	LoginPage fiber.Handler
@@ -89,6 +92,13 @@ func Mount(app *fiber.App, contextPath string, deps Deps) {
 	app.Get(ctx+"/auth/login", k.loginPage(v3))
 
 	for _, e := range k.endpoints() {
+		if e.mutates {
+			// Upstream maps every method; a state change by GET (a link, an <img>, a
+			// prefetch) is refused here. The pages and scripts post.
+			app.Post(ctx+e.path, k.wrap(e))
+			app.All(ctx+e.path, k.postOnly(e))
+			continue
+		}
 		app.All(ctx+e.path, k.wrap(e))
 	}
 	for _, p := range pagePaths {
@@ -213,6 +223,19 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 		h.tokenLogin = p.Via == manage.SessionToken
 		r := &call{c: c, f: f, p: p, d: chooseDialect(e.kind, h), k: k}
 		return e.h(r)
+	}
+}
+
+// postOnly answers a state-changing endpoint called with another method than POST:
+// 405, Allow: POST, and a failure envelope of the caller's line. Nothing is read but
+// the query string, and nothing is done.
+func (k *console) postOnly(e endpoint) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f := form{}
+		f.addQuery(string(c.Request().URI().QueryString()))
+		c.Set(fiber.HeaderAllow, fiber.MethodPost)
+		d := chooseDialect(e.kind, requestHints(c, f))
+		return sendJSONStatus(c, fiber.StatusMethodNotAllowed, envelope(d, 500, k.Manage.T("console_post_only"), nil))
 	}
 }
 
