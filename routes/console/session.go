@@ -2,7 +2,7 @@ package console
 
 import (
 	"errors"
-	"math"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,13 +14,14 @@ import (
 // SameSite=Lax, at Path=/ as upstream sets them (scripts at any context path find
 // them), Secure when the request came over TLS.
 
-// setSession writes a session cookie; remember keeps it for Integer.MAX_VALUE
-// seconds as upstream, otherwise it ends with the browser session.
-func (k *console) setSession(c *fiber.Ctx, name, value string, remember bool) {
+// setSession writes a session cookie: kept for maxAge when the user asked to be
+// remembered (at most manage.RememberMaxAge; upstream keeps it for Integer.MAX_VALUE
+// seconds), otherwise until the browser closes.
+func (k *console) setSession(c *fiber.Ctx, name, value string, maxAge time.Duration) {
 	ck := &fiber.Cookie{Name: name, Value: value, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode,
-		Secure: c.Protocol() == "https", SessionOnly: !remember}
-	if remember {
-		ck.MaxAge = math.MaxInt32
+		Secure: c.Protocol() == "https", SessionOnly: maxAge <= 0}
+	if maxAge > 0 {
+		ck.MaxAge = int(maxAge / time.Second)
 	}
 	c.Cookie(ck)
 }
@@ -39,12 +40,17 @@ func (k *console) login(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), c.IP())
+	client := k.clientAddr(c)
+	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v2, err)
 	}
-	k.setSession(c, manage.IdentityCookie, manage.IdentityValue(u), f.str("ifRemember") == "on")
-	k.Log.Info("signed in", "user", u.Username, "session", "identity")
+	value, maxAge, err := k.Manage.NewIdentity(c.UserContext(), u, f.str("ifRemember") == "on")
+	if err != nil {
+		return k.loginFailed(c, v2, err)
+	}
+	k.setSession(c, manage.IdentityCookie, value, maxAge)
+	k.Log.Info("signed in", "user", u.Username, "session", "identity", "client", client)
 	return sendJSON(c, envelope(v2, 200, "", nil))
 }
 
@@ -57,16 +63,17 @@ func (k *console) doLogin(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), c.IP())
+	client := k.clientAddr(c)
+	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v3, err)
 	}
-	tok, err := k.Manage.NewToken(c.UserContext(), u)
+	tok, maxAge, err := k.Manage.NewToken(c.UserContext(), u, f.str("ifRemember") == "on")
 	if err != nil {
 		return k.loginFailed(c, v3, err)
 	}
-	k.setSession(c, manage.TokenCookie, tok, f.str("ifRemember") == "on")
-	k.Log.Info("signed in", "user", u.Username, "session", "token")
+	k.setSession(c, manage.TokenCookie, tok, maxAge)
+	k.Log.Info("signed in", "user", u.Username, "session", "token", "client", client)
 	return sendJSON(c, envelope(v3, 200, "", nil))
 }
 
@@ -79,36 +86,50 @@ func (k *console) loginFailed(c *fiber.Ctx, d dialect, err error) error {
 	return sendJSON(c, envelope(d, 500, k.Manage.T("console_db_error"), nil))
 }
 
-// logout is 2.x POST /logout: the identity cookie is expired (it stays valid until
-// the password changes, as upstream: it is stateless).
+// logout is 2.x POST /logout: the request's login sessions end and their cookies are
+// expired (upstream only expires the cookie: its value stays a valid credential).
 func (k *console) logout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	if c.Cookies(manage.IdentityCookie) != "" {
-		k.expireCookie(c, manage.IdentityCookie)
+	if err := k.endRequestSessions(c); err != nil {
+		k.Log.Error("sign-out failed", "err", err)
+		return sendJSON(c, envelope(v2, 500, k.Manage.T("console_db_error"), nil))
 	}
 	return sendJSON(c, envelope(v2, 200, "", nil))
 }
 
-// authLogout is 3.2+ POST /auth/logout: the stored token is cleared and the cookie
-// expired.
+// authLogout is 3.2+ POST /auth/logout: the stored token is cleared, any 2.x session
+// of the request ends too, and the cookies are expired.
 func (k *console) authLogout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	tok := tokenOf(c)
-	if err := k.Manage.Logout(c.UserContext(), tok); err != nil {
+	if err := k.endRequestSessions(c); err != nil {
 		k.Log.Error("sign-out failed", "err", err)
 		return sendJSON(c, envelope(v3, 500, k.Manage.T("console_db_error"), nil))
+	}
+	return sendJSON(c, envelope(v3, 200, "", nil))
+}
+
+// endRequestSessions ends the sessions the request's cookies (or token header) name
+// and expires those cookies.
+func (k *console) endRequestSessions(c *fiber.Ctx) error {
+	tok := tokenOf(c)
+	if err := k.Manage.Logout(c.UserContext(), tok); err != nil {
+		return err
+	}
+	id := strings.Clone(c.Cookies(manage.IdentityCookie))
+	if err := k.Manage.LogoutIdentity(c.UserContext(), id); err != nil {
+		return err
 	}
 	if tok != "" {
 		k.expireCookie(c, manage.TokenCookie)
 	}
-	if c.Cookies(manage.IdentityCookie) != "" {
+	if id != "" {
 		k.expireCookie(c, manage.IdentityCookie)
 	}
-	return sendJSON(c, envelope(v3, 200, "", nil))
+	return nil
 }
 
 // loginPage answers the login page paths: a signed-in user goes on to the console

@@ -49,6 +49,8 @@ type bundleOpts struct {
 	log         *slog.Logger // discarded when nil
 	// loginFailures is manage.Config.LoginFailures (its default when 0).
 	loginFailures int
+	// proxies is console.Deps.Proxies (the TCP peer names the client when zero).
+	proxies console.Proxies
 }
 
 func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBundle {
@@ -77,7 +79,7 @@ func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBund
 	app := routes.NewApp(log)
 	ctxPath := strings.TrimSuffix(o.contextPath, "/")
 	(&routes.API{Core: sched, AccessToken: accessToken, Log: log}).Mount(app, ctxPath, "")
-	console.Mount(app, o.contextPath, console.Deps{Manage: svc, Log: log})
+	console.Mount(app, o.contextPath, console.Deps{Manage: svc, Log: log, Proxies: o.proxies})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = app.Listener(ln) }()

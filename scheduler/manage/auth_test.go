@@ -27,27 +27,27 @@ func TestPasswordHashes(t *testing.T) {
 	require.False(t, VerifyPassword("123456", "123456"), "a plain-text row never verifies")
 }
 
-// admin-http.md §3.1: the identity cookie of the stock 2.x admin is the documented
-// constant (verified against Jackson), and parsing accepts the script-built minimal
-// form but not unknown properties.
-func TestIdentityValue(t *testing.T) {
+// A 2.x identity cookie is 64 lowercase hex digits of a random secret; upstream's
+// form (the hex of the user row with its password hash, admin-http.md §3.1) is not
+// one, so it never reaches the session lookup.
+func TestIdentitySecretForm(t *testing.T) {
 	t.Parallel()
-	v := IdentityValue(schema.User{ID: 1, Username: "admin", Password: "e10adc3949ba59abbe56e057f20f883e", Role: 1})
-	require.Equal(t, "7b226964223a312c22757365726e616d65223a2261646d696e222c2270617373776f7264223a226531306164633339343962613539616262653536653035376632306638383365222c22726f6c65223a312c227065726d697373696f6e223a6e756c6c7d", v)
-	b, _ := hex.DecodeString(IdentityValue(schema.User{ID: 2, Username: "a<b", Password: "h", Permission: "1,2"}))
-	require.Equal(t, `{"id":2,"username":"a<b","password":"h","role":0,"permission":"1,2"}`, string(b))
-
-	name, pass, ok := parseIdentity(strings.ToUpper(v))
-	require.True(t, ok)
-	require.Equal(t, "admin", name)
-	require.Equal(t, "e10adc3949ba59abbe56e057f20f883e", pass)
-	_, _, ok = parseIdentity(hex.EncodeToString([]byte(`{"username":"admin","password":"x"}`)))
-	require.True(t, ok)
-	for _, bad := range []string{"", "zz", hex.EncodeToString([]byte(`{"username":"admin","password":"x","token":"t"}`)),
-		hex.EncodeToString([]byte(`{"password":"x"}`)), hex.EncodeToString([]byte(`[1]`))} {
-		_, _, ok = parseIdentity(bad)
-		require.False(t, ok, bad)
+	v, err := randomHex(identitySecretLen / 2)
+	require.NoError(t, err)
+	require.True(t, isIdentitySecret(v), v)
+	stock := hex.EncodeToString([]byte(`{"id":1,"username":"admin","password":"e10adc3949ba59abbe56e057f20f883e","role":1,"permission":null}`))
+	for _, bad := range []string{"", stock, strings.ToUpper(v), v[:63], v + "0", strings.Repeat("g", 64)} {
+		require.False(t, isIdentitySecret(bad), bad)
 	}
+	// Sessions are stored under the SHA-256 of the secret, and bound to the user's
+	// password hash: a new hash no longer matches.
+	require.Len(t, sessionID(v), 64)
+	require.NotEqual(t, v, sessionID(v))
+	u := schema.User{ID: 3, Username: "a", Password: "x"}
+	m := userMark(u)
+	u.Password = "y"
+	require.NotEqual(t, m, userMark(u))
+	require.Len(t, m, 32)
 }
 
 // admin-http.md §3.2: the token is base64url without padding of Gson's
@@ -71,32 +71,31 @@ func TestToken(t *testing.T) {
 		_, _, ok := parseToken(bad)
 		require.False(t, ok, bad)
 	}
-	// Derived signatures (2.x layouts) change with the password hash.
-	u := schema.User{ID: 3, Password: "a"}
-	s1 := derivedSignature(u)
-	u.Password = "b"
-	require.NotEqual(t, s1, derivedSignature(u))
-	require.Len(t, s1, 32)
 }
 
-// Failed sign-ins are counted per key in a one-minute window; the block lifts when the
-// window ends, and a success clears the user key only.
+// Failed sign-ins are counted per key in a one-minute window, each key with its own
+// cap; the block lifts when the window ends, and a reset clears one key only.
 func TestLimiter(t *testing.T) {
 	t.Parallel()
-	l := newLimiter(3, time.Minute)
+	l := newLimiter(time.Minute)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	keys := []string{"user:a", "ip:1"}
-	for i := range 3 {
-		require.Zero(t, l.blocked(keys, t0.Add(time.Duration(i)*time.Second)))
-		l.fail(keys, t0.Add(time.Duration(i)*time.Second))
+	keys := func(user, addr string) []limitKey {
+		return []limitKey{{"u:" + user + "\x00" + addr, 3}, {"a:" + addr, 5}}
 	}
-	require.Equal(t, 50*time.Second, l.blocked(keys, t0.Add(10*time.Second)))
-	require.Equal(t, 50*time.Second, l.blocked([]string{"user:b", "ip:1"}, t0.Add(10*time.Second)), "same address, other user")
-	require.Equal(t, 50*time.Second, l.blocked([]string{"user:a", "ip:2"}, t0.Add(10*time.Second)), "same user, other address")
-	require.Zero(t, l.blocked([]string{"user:b", "ip:2"}, t0.Add(10*time.Second)))
-	require.Zero(t, l.blocked(keys, t0.Add(time.Minute)), "the window ended")
-	l.reset("user:a")
-	require.Equal(t, 50*time.Second, l.blocked(keys, t0.Add(10*time.Second)), "the address stays blocked")
+	for i := range 3 {
+		require.Zero(t, l.blocked(keys("a", "1"), t0.Add(time.Duration(i)*time.Second)))
+		l.fail(keys("a", "1"), t0.Add(time.Duration(i)*time.Second))
+	}
+	at := t0.Add(10 * time.Second)
+	require.Equal(t, 50*time.Second, l.blocked(keys("a", "1"), at))
+	require.Zero(t, l.blocked(keys("b", "1"), at), "same address, other user: under the address cap")
+	require.Zero(t, l.blocked(keys("a", "2"), at), "same user, other address")
+	l.fail(keys("b", "1"), at)
+	l.fail(keys("c", "1"), at)
+	require.Equal(t, 50*time.Second, l.blocked(keys("d", "1"), at), "the address reached its own cap")
+	require.Zero(t, l.blocked(keys("a", "1"), t0.Add(time.Minute)), "the window ended")
+	l.reset("u:a\x001")
+	require.Equal(t, 50*time.Second, l.blocked(keys("a", "1"), at), "the address stays blocked")
 }
 
 // admin-http.md §4: permission is a comma list of group ids; blanks and junk are

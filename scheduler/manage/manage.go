@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
@@ -49,9 +50,13 @@ type Config struct {
 	Lang i18n.Lang
 	// P3 calls executors with the 3.5 protocol (group app name and token).
 	P3 bool
-	// LoginFailures is how many failed sign-ins per user name and per client address
-	// are allowed per LoginWindow before further attempts are refused; 10 when 0.
+	// LoginFailures is how many failed sign-ins of one user name from one client
+	// address are allowed per LoginWindow before further attempts of that pair are
+	// refused; 10 when 0.
 	LoginFailures int
+	// LoginFailuresPerAddress is how many failed sign-ins of any user names one client
+	// address may make per LoginWindow before it is refused altogether; 100 when 0.
+	LoginFailuresPerAddress int
 	// LoginWindow is the rate-limit window; one minute when 0.
 	LoginWindow time.Duration
 	Logger      *slog.Logger
@@ -69,6 +74,12 @@ type Service struct {
 	p3     bool
 	log    *slog.Logger
 	limit  *limiter
+
+	loginFailures, addrFailures int
+
+	sessMu sync.Mutex
+	sess   sessionStore // nil until PrepareSessions decides
+	legacy legacyNote
 }
 
 // New returns a Service.
@@ -85,13 +96,16 @@ func New(cfg Config) *Service {
 	if cfg.LoginFailures <= 0 {
 		cfg.LoginFailures = 10
 	}
+	if cfg.LoginFailuresPerAddress <= 0 {
+		cfg.LoginFailuresPerAddress = 100
+	}
 	if cfg.LoginWindow <= 0 {
 		cfg.LoginWindow = time.Minute
 	}
 	return &Service{
 		store: cfg.Store, layout: cfg.Store.Layout(), sched: cfg.Scheduler, logs: cfg.Logs,
 		clk: cfg.Clock, loc: cfg.Location, msgs: i18n.For(cfg.Lang), p3: cfg.P3, log: cfg.Logger,
-		limit: newLimiter(cfg.LoginFailures, cfg.LoginWindow),
+		limit: newLimiter(cfg.LoginWindow), loginFailures: cfg.LoginFailures, addrFailures: cfg.LoginFailuresPerAddress,
 	}
 }
 

@@ -96,7 +96,7 @@ func (s *Service) AddUser(ctx context.Context, p Principal, in UserInput) (int, 
 }
 
 // UpdateUser changes a user's role, permission and (when given) password
-// (administrators only). Nobody changes their own account here: that would let an
+// (administrators only); a new password ends the user's login sessions. Nobody changes their own account here: that would let an
 // administrator lock themselves out.
 func (s *Service) UpdateUser(ctx context.Context, p Principal, in UserInput) error {
 	if !p.Admin() {
@@ -129,15 +129,25 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, in UserInput) err
 		}
 		upd.Password = HashPassword(s.layout, pw)
 	}
-	if err := s.store.UpdateUser(ctx, upd); err != nil {
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.UpdateUser(ctx, upd); err != nil {
+			return err
+		}
+		if upd.Password == "" {
+			return nil
+		}
+		// A new password ends the user's login sessions, as a password change does.
+		return s.endSessions(ctx, u.ID)
+	})
+	if err != nil {
 		return err
 	}
 	s.log.Info("user updated", "user_id", u.ID, "name", u.Username, "role", in.Role, "by", p.User.Username)
 	return nil
 }
 
-// RemoveUser deletes a user other than oneself (administrators only); an unknown id
-// is success.
+// RemoveUser deletes a user other than oneself (administrators only), ending the
+// user's login sessions; an unknown id is success.
 func (s *Service) RemoveUser(ctx context.Context, p Principal, id int) error {
 	if !p.Admin() {
 		return s.errAdminOnly()
@@ -145,7 +155,13 @@ func (s *Service) RemoveUser(ctx context.Context, p Principal, id int) error {
 	if id == p.User.ID {
 		return s.fail(Invalid, "console_user_self")
 	}
-	if err := s.store.DeleteUser(ctx, id); err != nil {
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.DeleteUser(ctx, id); err != nil {
+			return err
+		}
+		return s.endSessions(ctx, id)
+	})
+	if err != nil {
 		return err
 	}
 	s.log.Info("user deleted", "user_id", id, "by", p.User.Username)
@@ -153,8 +169,9 @@ func (s *Service) RemoveUser(ctx context.Context, p Principal, id int) error {
 }
 
 // ChangePassword changes the signed-in user's own password after checking the old
-// one (2.4+ rules, admin-http.md §3.3). The new hash has the layout's format, so a
-// 2.x identity cookie of the user stops working, as upstream.
+// one (2.4+ rules, admin-http.md §3.3). The new hash has the layout's format. Every
+// login session of the user ends, this one included (upstream's 3.x keeps its token
+// until the page logs out).
 func (s *Service) ChangePassword(ctx context.Context, p Principal, oldPassword, password string) error {
 	if javaBlank(oldPassword) || javaBlank(password) {
 		if javaBlank(oldPassword) {
@@ -176,7 +193,13 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, oldPassword, 
 	if !VerifyPassword(u.Password, oldPassword) {
 		return s.fail(Invalid, "console_old_pwd_wrong")
 	}
-	if err := s.store.SetUserPassword(ctx, u.ID, HashPassword(s.layout, pw)); err != nil {
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.SetUserPassword(ctx, u.ID, HashPassword(s.layout, pw)); err != nil {
+			return err
+		}
+		return s.endSessions(ctx, u.ID)
+	})
+	if err != nil {
 		return err
 	}
 	s.log.Info("password changed", "user_id", u.ID, "name", u.Username)
