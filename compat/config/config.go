@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"path"
 	"path/filepath"
@@ -58,6 +59,14 @@ type Config struct {
 	// ScheduleLock bounds what one admin's hold of the schedule lock can cost the
 	// others, from xxl.admin.schedule-lock.* (docs/RELIABILITY.md).
 	ScheduleLock ScheduleLock
+	// ForwardHeaders is server.forward-headers-strategy: "none" (Spring's default)
+	// names a console client by its TCP peer; "native" and "framework" by the
+	// X-Forwarded-For that TrustedProxies appended.
+	ForwardHeaders string
+	// TrustedProxies is xxl.admin.trusted-proxies, the addresses and CIDR ranges of
+	// the reverse proxies whose X-Forwarded-For is believed; when the key is empty,
+	// DefaultTrustedProxies. Read only when ForwardHeaders is not "none".
+	TrustedProxies []netip.Prefix
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -729,6 +738,7 @@ func (l *loader) build() *Config {
 	c.ScheduleLock.Wait = time.Duration(l.intIn("xxl.admin.schedule-lock.wait-timeout", 1000, 60000)) * time.Millisecond
 	c.ScheduleLock.IdleRelease = time.Duration(l.intIn("xxl.admin.schedule-lock.idle-release", 1000, 3600000)) * time.Millisecond
 	c.ScheduleLock.KillStaleHolderAfter = l.millis("xxl.admin.schedule-lock.kill-stale-holder-after")
+	c.ForwardHeaders, c.TrustedProxies = l.forwardHeaders()
 	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
 	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
 		c.ScheduleBatchSize = 100
@@ -751,6 +761,56 @@ func (l *loader) build() *Config {
 	m.SocketFactoryClass = strings.TrimSpace(l.str("spring.mail.properties.mail.smtp.socketFactory.class"))
 	m.ImplicitTLS = sslEnable || protocol == "smtps" || strings.HasSuffix(m.SocketFactoryClass, "SSLSocketFactory")
 	return c
+}
+
+// DefaultTrustedProxies are the proxies believed when xxl.admin.trusted-proxies is
+// empty: loopback, private and link-local ranges, as the internal proxies of Tomcat's
+// RemoteIpValve that Spring's native strategy uses.
+var DefaultTrustedProxies = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fe80::/10"),
+}
+
+// forwardHeaders reads server.forward-headers-strategy and xxl.admin.trusted-proxies.
+func (l *loader) forwardHeaders() (string, []netip.Prefix) {
+	const key = "server.forward-headers-strategy"
+	strategy := strings.ToLower(strings.TrimSpace(l.str(key)))
+	switch strategy {
+	case "none", "native", "framework":
+	default:
+		l.fail(key, fmt.Sprintf("%q is not none, native or framework", l.str(key)))
+		return "none", nil
+	}
+	const pkey = "xxl.admin.trusted-proxies"
+	var proxies []netip.Prefix
+	for _, item := range strings.Split(l.str(pkey), ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				l.fail(pkey, fmt.Sprintf("%q is not an IP address or CIDR range", item))
+				return strategy, nil
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		proxies = append(proxies, p.Masked())
+	}
+	if strategy == "none" {
+		if len(proxies) > 0 {
+			l.warn(pkey + " is set but " + key + " is none: X-Forwarded-For is not read (set it to native)")
+		}
+		return strategy, nil
+	}
+	if len(proxies) == 0 {
+		proxies = DefaultTrustedProxies
+	}
+	return strategy, proxies
 }
 
 // contextPath normalises server.servlet.context-path: a leading '/' is added, trailing

@@ -55,6 +55,10 @@ var specs = []spec{
 	{"xxl.admin.schedule-lock.wait-timeout", "2000"},
 	{"xxl.admin.schedule-lock.idle-release", "5000"},
 	{"xxl.admin.schedule-lock.kill-stale-holder-after", "10000"},
+	// Spring's: whether X-Forwarded-For names the client (none, native, framework).
+	{"server.forward-headers-strategy", "none"},
+	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).
+	{"xxl.admin.trusted-proxies", ""},
 }
 
 // ignored lists keys of the upstream file (and of Spring Boot itself) that mean nothing
@@ -94,7 +98,6 @@ var ignored = []string{
 	"server.error.",
 	"server.http2.",
 	"server.shutdown",
-	"server.forward-headers-strategy",
 	"server.use-forward-headers",
 	"server.server-header",
 	"server.max-http-header-size",

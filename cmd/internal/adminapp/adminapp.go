@@ -127,11 +127,17 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
 	})
+	// Login sessions: in xxl_admin_session, created here when missing; in memory,
+	// with one warning, when the database user may not create it.
+	if err := mgr.PrepareSessions(ctx); err != nil {
+		log.Warn("login sessions: database not reachable at start; deciding at the first sign-in", "err", err)
+	}
 	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken})
 	if err != nil {
 		return nil, err
 	}
-	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage})
+	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage,
+		Proxies: console.Proxies{Forwarded: cfg.ForwardHeaders != "none", Trusted: cfg.TrustedProxies}})
 	pages.Mount(app)
 	app.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched, o.DB))
 	metrics := metricsHandler(sched)
