@@ -199,7 +199,7 @@ func (c *probeClient) send(req *http.Request) (int, probeEnvelope, string) {
 	b, err := io.ReadAll(res.Body)
 	require.NoError(c.t, err)
 	var env probeEnvelope
-	if strings.Contains(res.Header.Get("Content-Type"), "json") {
+	if strings.Contains(res.Header.Get("Content-Type"), "json") && len(b) > 0 {
 		require.NoError(c.t, json.Unmarshal(b, &env), "%s %s: %s", req.Method, req.URL.Path, b)
 	}
 	return res.StatusCode, env, string(b)
@@ -575,6 +575,58 @@ func TestHostileRegistryFloodKeepsAddressLists(t *testing.T) {
 			require.NotContains(t, kept, addr(0), "the oldest is left out")
 			require.Len(t, a.logs.matching("level=WARN", "address_list", "a-flood"), 1, "one warning naming the cause")
 			require.Empty(t, a.logs.matching("loop=registry"), "no database condition reported")
+		})
+	}
+}
+
+// A GET (a link, an image, a prefetch) changes nothing: every state-changing console
+// endpoint of both lines answers 405 with the caller's envelope and Allow: POST, and
+// the job is as it was; read-only endpoints still answer GET.
+func TestHostileGetChangesNothing(t *testing.T) {
+	t.Parallel()
+	mutating := map[bool][]string{ // by line: v3
+		false: {"/jobinfo/add", "/jobinfo/update", "/jobinfo/remove", "/jobinfo/start", "/jobinfo/stop", "/jobinfo/trigger",
+			"/jobgroup/save", "/jobgroup/update", "/jobgroup/remove", "/joblog/logKill", "/joblog/clearLog", "/jobcode/save",
+			"/user/add", "/user/update", "/user/remove", "/user/updatePwd"},
+		true: {"/jobinfo/insert", "/jobinfo/update", "/jobinfo/delete", "/jobinfo/start", "/jobinfo/stop", "/jobinfo/trigger",
+			"/jobgroup/insert", "/jobgroup/update", "/jobgroup/delete", "/joblog/logKill", "/joblog/clearLog", "/jobcode/save",
+			"/user/insert", "/user/update", "/user/delete", "/auth/updatePwd"},
+	}
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, nil)
+			group := manualGroup(t, a.db, layout, "probe-get", "http://127.0.0.1:9/")
+			for _, v3 := range []bool{false, true} {
+				c := a.login(t, v3)
+				job := c.addJob(group, "unchanged", "h", "")
+				f := jobForm(group, "changed by GET", "h")
+				f.Set("id", fmt.Sprint(job))
+				for k, v := range c.oneID(job) {
+					f[k] = v
+				}
+				for _, path := range mutating[v3] {
+					for _, method := range []string{http.MethodGet, http.MethodHead} {
+						status, env, body := c.do(method, path, f)
+						require.Equal(t, http.StatusMethodNotAllowed, status, "%s %s: %s", method, path, body)
+						if method == http.MethodGet {
+							require.Equal(t, 500, env.Code, "%s: %s", path, body)
+							require.Contains(t, env.msg(), "POST", "%s: %s", path, body)
+							if v3 {
+								require.Contains(t, body, `"data":null,"success":false`, path)
+							} else {
+								require.Contains(t, body, `"content":null}`, path)
+								require.NotContains(t, body, "success", path)
+							}
+						}
+					}
+				}
+				require.Equal(t, 1, a.db.Count(t, "xxl_job_info", "id=? AND job_desc='unchanged' AND trigger_status=0", job))
+				require.Zero(t, a.db.Count(t, "xxl_job_log", "job_id=?", job), "not triggered")
+				status, _, body := c.do(http.MethodGet, "/jobinfo/pageList", url.Values{"jobGroup": {fmt.Sprint(group)}, "triggerStatus": {"-1"}})
+				require.Equal(t, http.StatusOK, status, body)
+				require.Contains(t, body, `"jobDesc":"unchanged"`)
+			}
 		})
 	}
 }
