@@ -132,6 +132,7 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 	}
 	if err != nil || !VerifyPassword(u.Password, password) {
 		s.limit.fail(keys, now)
+		s.log.Info("sign-in failed", "user", username, "client", clientIP)
 		return schema.User{}, s.fail(Invalid, "console_login_invalid")
 	}
 	s.limit.reset(keys[0].key)

@@ -23,9 +23,9 @@ import (
 // user's password hash there, so anyone who read a hash could sign in), the 3.x token
 // keeps upstream's shape with a random signature. The server keeps the SHA-256 of the
 // secret, the user, an expiry and a mark of the user's password hash at sign-in
-// (xxl_admin_session, or this process's memory while the database lacks that table),
-// so a session ends when it expires, on its own logout, and when the user's password
-// changes or the user is deleted — through this admin, a Java admin or plain SQL.
+// (xxl_admin_session, or this process's memory while the database lacks that table).
+// Such a session ends when it expires, on its own logout, when the user is deleted and
+// when the user's password changes — through this admin, a Java admin or plain SQL.
 //
 // On layouts with xxl_job_user.token (3.2+) the 3.x token is also upstream's: its
 // signature is the user's token column, which Java admins on the same database check,
@@ -205,36 +205,57 @@ func (s *Service) SessionsInMemory() bool {
 
 func (s *Service) sessions(ctx context.Context) (sessionStore, error) {
 	s.sessMu.Lock()
+	st := s.sess
+	s.sessMu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	// Decided without the lock held, so that requests do not queue behind a database
+	// that does not answer; two callers racing both find or create the same table.
+	st, created, refused, err := s.chooseSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	if s.sess != nil {
 		return s.sess, nil
 	}
+	s.sess = st
+	if created {
+		s.log.Info("created table " + schema.SessionTable + " for console login sessions")
+	}
+	if _, mem := st.(*memSessions); mem {
+		s.log.Warn("table "+schema.SessionTable+" is missing and this database user may not create it: console login sessions "+
+			"are kept in this process only (signed out by a restart, unknown to other admins on the database); "+
+			"run `xxl-admin-go schema upgrade` (or give the user CREATE) and restart", "err", refused)
+	}
+	return st, nil
+}
+
+// chooseSessions finds or creates the session table, or falls back to memory when the
+// server refuses to create it (refused says why). A database that does not answer is
+// an error: the next call decides.
+func (s *Service) chooseSessions(ctx context.Context) (st sessionStore, created bool, refused, err error) {
 	ok, err := s.store.HasSessionTable(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, nil, err
 	}
 	if ok {
-		s.sess = dbSessions{s.store}
-		return s.sess, nil
+		return dbSessions{s.store}, false, nil, nil
 	}
 	err = s.store.CreateSessionTable(ctx)
 	if err == nil {
-		s.log.Info("created table " + schema.SessionTable + " for console login sessions")
-		s.sess = dbSessions{s.store}
-		return s.sess, nil
+		return dbSessions{s.store}, true, nil, nil
 	}
 	switch schema.Classify(err) {
 	case schema.FaultUnreachable, schema.FaultLockWait:
-		return nil, err
+		return nil, false, nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, err
+		return nil, false, nil, err
 	}
-	s.log.Warn("table "+schema.SessionTable+" is missing and this database user may not create it: console login sessions "+
-		"are kept in this process only (signed out by a restart, unknown to other admins on the database); "+
-		"run `xxl-admin-go schema upgrade` (or give the user CREATE) and restart", "err", err)
-	s.sess = newMemSessions()
-	return s.sess, nil
+	return newMemSessions(), false, err, nil
 }
 
 // sessionID is the key a session is stored under: the SHA-256 of its secret.
