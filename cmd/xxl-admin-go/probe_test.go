@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -627,6 +628,69 @@ func TestHostileGetChangesNothing(t *testing.T) {
 				require.Equal(t, http.StatusOK, status, body)
 				require.Contains(t, body, `"jobDesc":"unchanged"`)
 			}
+		})
+	}
+}
+
+// An administrator's "trigger once" may name any http(s) address; what answers there
+// is not an executor, and its reply — an internal page, an error page, a database's
+// handshake — never lands in the run's message, which every member of the group
+// reads. The message says what came back (status, size), not what it said.
+func TestHostileTriggerStoresNoReplyBody(t *testing.T) {
+	t.Parallel()
+	const secret = "internal-secret-7f3a"
+	page := func(status int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, "<html><body>"+secret+" db_password=hunter2</body></html>")
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/"
+	}
+	jsonNoCode := func() string { // JSON, but no executor reply
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, `{"token":"`+secret+`"}`)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/"
+	}
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, nil)
+			group := manualGroup(t, a.db, layout, "probe-read", "http://127.0.0.1:9/")
+			c := a.loginLayout(t, layout)
+			job := c.addJob(group, "read back", "h", "")
+			for _, tc := range []struct {
+				name, address, want string
+			}{
+				{"internal page", page(http.StatusOK), "not an executor reply (HTTP 200, 66 bytes)"},
+				{"error page", page(http.StatusNotFound), "statusCode(404)"},
+				{"json", jsonNoCode(), "not an executor reply (HTTP 200, 32 bytes)"},
+				{"database", "http://" + a.db.Config.Addr + "/", "not an HTTP reply"},
+			} {
+				f := c.oneID(job)
+				f.Set("executorParam", "")
+				f.Set("addressList", tc.address)
+				c.ok("/jobinfo/trigger", f)
+				var msg string
+				require.NoError(t, a.db.SQL.QueryRow("SELECT trigger_msg FROM xxl_job_log WHERE job_id=? ORDER BY id DESC LIMIT 1", job).Scan(&msg))
+				require.Contains(t, msg, tc.want, tc.name)
+				for _, leak := range []string{secret, "hunter2", "<html", "mysql_native_password", "MariaDB", "\x00"} {
+					require.NotContains(t, msg, leak, "%s: %q", tc.name, msg)
+				}
+			}
+			// As a member reads it: the log list of the group.
+			f := url.Values{"jobGroup": {fmt.Sprint(group)}, "jobId": {fmt.Sprint(job)}, "logStatus": {"-1"}, "filterTime": {""}}
+			if c.v3 {
+				f.Set("offset", "0")
+				f.Set("pagesize", "10")
+			}
+			status, _, body := c.post("/joblog/pageList", f)
+			require.Equal(t, http.StatusOK, status)
+			require.Contains(t, body, "not an executor reply")
+			require.NotContains(t, body, secret)
 		})
 	}
 }

@@ -5,6 +5,7 @@ package executor
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -183,11 +183,11 @@ func (c *Client) Log(ctx context.Context, t Target, logDateTim, logID int64, fro
 		return protocol.LogResult{}, res
 	}
 	if res.Payload == nil {
-		return protocol.LogResult{}, invalidContent(res.URL, []byte("code 200 without a log payload"))
+		return protocol.LogResult{}, invalidContent(res.URL, "not a log reply: code 200 without a log payload")
 	}
 	lr, err := protocol.DecodeLogResult(res.Payload)
 	if err != nil {
-		return protocol.LogResult{}, invalidContent(res.URL, res.Payload)
+		return protocol.LogResult{}, invalidContent(res.URL, fmt.Sprintf("not a log reply: a payload of %d bytes that is no log", len(res.Payload)))
 	}
 	return lr, res
 }
@@ -238,7 +238,7 @@ func (c *Client) call(ctx context.Context, t Target, method string, body []byte,
 	}
 	code, msg, payload, err := protocol.DecodeReply(data)
 	if err != nil {
-		return invalidContent(u, data)
+		return invalidContent(u, fmt.Sprintf("not an executor reply (HTTP %d, %d bytes)", resp.StatusCode(), len(data)))
 	}
 	if payload != nil {
 		// The body is the pooled response's; the payload must outlive it.
@@ -263,25 +263,38 @@ func (c *Client) requestError(u string, err error) Result {
 		cause = fmt.Sprintf("timeout: the executor sent nothing for %s", c.timeout)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		cause = fmt.Sprintf("%s: over %d bytes", errTooLarge, MaxLogReplyBytes)
-	default:
+	case quotesNoReply(err):
 		cause = strings.Join(strings.Fields(err.Error()), " ")
+	default:
+		// fasthttp's parse errors quote what they read: another service's greeting
+		// (a database's handshake), a page. Say what it was not, not what it said.
+		cause = "not an HTTP reply"
 	}
 	return Result{Code: protocol.CodeFail, URL: u, Msg: fmt.Sprintf("Http Request Error (%s). for url : %s", cause, u)}
 }
 
-// invalidContent reports a reply that is not an envelope, showing its start.
-func invalidContent(u string, body []byte) Result {
-	const max = 256
-	s := strings.ToValidUTF8(string(body), "\ufffd")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
+// quotesNoReply reports a transport error whose text names only addresses and causes
+// (a refused or reset connection, a DNS or TLS failure, a connection closed before any
+// answer, the caller giving up), never bytes the other side sent.
+func quotesNoReply(err error) bool {
+	var ne net.Error
+	var cv *tls.CertificateVerificationError
+	var rh tls.RecordHeaderError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.As(err, &ne) || errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &ua) ||
+		errors.As(err, &he) || errors.As(err, &ci) || errors.Is(err, fasthttp.ErrConnectionClosed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTooLarge)
+}
+
+// invalidContent reports a reply that is not an envelope, in upstream's words but
+// describing the reply instead of quoting it: the address may be anything an
+// administrator typed for "trigger once" (an internal page, another service's port),
+// and what it answered would otherwise be stored in the log for the group to read.
+func invalidContent(u, what string) Result {
 	return Result{Code: protocol.CodeFail, URL: u,
-		Msg: fmt.Sprintf("xxl-job remoting (url=%s) response content invalid(%s).", u, s)}
+		Msg: fmt.Sprintf("xxl-job remoting (url=%s) response content invalid(%s).", u, what)}
 }
 
 // EndpointURL joins an executor base address and a method name ("run", "beat", …) with

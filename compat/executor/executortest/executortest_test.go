@@ -444,7 +444,7 @@ func TestFaults(t *testing.T) {
 	require.Equal(t, "Http Request fail, statusCode(502) for url : "+b.exec.URL()+"/beat", b.client.Beat(ctx, b.target).Msg)
 
 	b.exec.SetFault(executortest.EndpointBeat, executortest.Fault{Body: []byte("garbage")})
-	require.Contains(t, b.client.Beat(ctx, b.target).Msg, "response content invalid(garbage)")
+	require.Contains(t, b.client.Beat(ctx, b.target).Msg, "response content invalid(not an executor reply (HTTP 200, 7 bytes))")
 
 	b.exec.SetFault(executortest.EndpointBeat, executortest.Fault{Code: 500, Msg: "down for maintenance"})
 	require.Equal(t, "down for maintenance", b.client.Beat(ctx, b.target).Msg)
