@@ -194,15 +194,6 @@ func (s *Service) PrepareSessions(ctx context.Context) error {
 	return err
 }
 
-// SessionsInMemory reports that login sessions are kept in memory (the database has
-// no session table and the admin could not create it).
-func (s *Service) SessionsInMemory() bool {
-	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
-	_, mem := s.sess.(*memSessions)
-	return mem
-}
-
 func (s *Service) sessions(ctx context.Context) (sessionStore, error) {
 	s.sessMu.Lock()
 	st := s.sess
