@@ -694,3 +694,41 @@ func TestHostileTriggerStoresNoReplyBody(t *testing.T) {
 		})
 	}
 }
+
+// A form value that is not UTF-8 text is refused as bad input — HTTP 400 with the
+// caller's envelope naming the parameter — not taken to the database and reported
+// as the database being unavailable.
+func TestHostileInvalidUTF8FormRefused(t *testing.T) {
+	t.Parallel()
+	for _, layout := range probeLayouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			a := startProbeAdmin(t, layout, nil)
+			group := manualGroup(t, a.db, layout, "probe-utf8", "http://127.0.0.1:9/")
+			for _, v3 := range []bool{false, true} {
+				c := a.login(t, v3)
+				path := "/jobinfo/add"
+				if v3 {
+					path = "/jobinfo/insert"
+				}
+				f := jobForm(group, "PLACEHOLDER", "h")
+				body := strings.Replace(f.Encode(), "PLACEHOLDER", "bad%FF%FEtext", 1)
+				status, env, raw := c.postRaw(path, body)
+				require.Equal(t, http.StatusBadRequest, status, raw)
+				require.Equal(t, 500, env.Code, raw)
+				require.Equal(t, "Parameter jobDesc is not valid UTF-8 text", env.msg(), raw)
+				if v3 {
+					require.Contains(t, raw, `"data":null,"success":false`)
+				} else {
+					require.Contains(t, raw, `"content":null}`)
+				}
+				// In the query string too, and in a read.
+				status, env, raw = c.do(http.MethodPost, "/jobinfo/pageList?jobDesc=%C0%AF", url.Values{"jobGroup": {"-1"}, "triggerStatus": {"-1"}})
+				require.Equal(t, http.StatusBadRequest, status, raw)
+				require.Equal(t, "Parameter jobDesc is not valid UTF-8 text", env.msg(), raw)
+			}
+			require.Zero(t, a.db.Count(t, "xxl_job_info", "author='probe'"))
+			require.Empty(t, a.logs.matching("console request failed"))
+		})
+	}
+}

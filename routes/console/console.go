@@ -222,6 +222,10 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 		}
 		h.tokenLogin = p.Via == manage.SessionToken
 		r := &call{c: c, f: f, p: p, d: chooseDialect(e.kind, h), k: k}
+		if name, bad := f.notUTF8(); bad {
+			// Bad input, not a database failure (the columns are utf8mb4): said so, 400.
+			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.Manage.Msg("console_bad_utf8", name), nil))
+		}
 		return e.h(r)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -115,6 +117,26 @@ func readCapped(c *fiber.Ctx, limit int) ([]byte, error) {
 		return nil, errTooLarge
 	}
 	return b, nil
+}
+
+// notUTF8 names the first parameter (in name order) whose name or a value is not valid
+// UTF-8, as it can be shown.
+func (f form) notUTF8() (string, bool) {
+	names := make([]string, 0, len(f))
+	for k := range f {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		ok := utf8.ValidString(k)
+		for _, v := range f[k] {
+			ok = ok && utf8.ValidString(v)
+		}
+		if !ok {
+			return strings.ToValidUTF8(k, "\ufffd"), true
+		}
+	}
+	return "", false
 }
 
 // has reports whether a parameter was sent (even empty).
