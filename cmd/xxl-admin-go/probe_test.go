@@ -732,3 +732,128 @@ func TestHostileInvalidUTF8FormRefused(t *testing.T) {
 		})
 	}
 }
+
+// probeGet sends a GET with optional headers and returns status, headers and body.
+func probeGet(t *testing.T, rawURL string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	require.NoError(t, err, rawURL)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, res.Header, string(b)
+}
+
+// /metrics tells anyone who reaches it the jobs' traffic, the executors per app and
+// the process; with xxl.admin.metrics.token it answers only that bearer token.
+func TestHostileMetricsNeedTheToken(t *testing.T) {
+	t.Parallel()
+	a := startProbeAdmin(t, schema.Layout34, nil, "--xxl.admin.metrics.token=scrape-secret")
+	for _, u := range []string{a.host + "/metrics", a.base + "/metrics"} {
+		status, h, body := probeGet(t, u)
+		require.Equal(t, http.StatusUnauthorized, status, u)
+		require.Equal(t, `Bearer realm="metrics"`, h.Get("WWW-Authenticate"))
+		require.NotContains(t, body, "xxl_admin_")
+		status, _, _ = probeGet(t, u, "Authorization", "Bearer wrong")
+		require.Equal(t, http.StatusUnauthorized, status, u)
+		status, _, body = probeGet(t, u, "Authorization", "Bearer scrape-secret")
+		require.Equal(t, http.StatusOK, status, u)
+		require.Contains(t, body, "xxl_admin_scan_duration_seconds")
+	}
+	status, _, body := probeGet(t, a.base+"/actuator/health")
+	require.Equal(t, http.StatusOK, status, "health stays open: it names states only")
+	require.Contains(t, body, `"status":"UP"`)
+}
+
+// management.server.port moves /metrics and /actuator/health to a port of their own
+// (bound to management.server.address), so the port users and executors reach does
+// not serve them.
+func TestHostileManagementPortOfItsOwn(t *testing.T) {
+	t.Parallel()
+	mport := freePort(t)
+	a := startProbeAdmin(t, schema.Layout34, nil, fmt.Sprintf("--management.server.port=%d", mport),
+		"--management.server.address=127.0.0.1", "--xxl.admin.metrics.token=scrape-secret")
+	for _, p := range []string{"/metrics", "/xxl-job-admin/metrics", "/xxl-job-admin/actuator/health"} {
+		status, _, body := probeGet(t, a.host+p, "Authorization", "Bearer scrape-secret")
+		require.Equal(t, http.StatusNotFound, status, "%s on the main port: %s", p, body)
+	}
+	mgmt := fmt.Sprintf("http://127.0.0.1:%d", mport)
+	for _, p := range []string{"/actuator/health", "/xxl-job-admin/actuator/health"} {
+		status, _, body := probeGet(t, mgmt+p)
+		require.Equal(t, http.StatusOK, status, p)
+		require.Contains(t, body, `"status":"UP"`, p)
+	}
+	for _, p := range []string{"/metrics", "/xxl-job-admin/metrics"} {
+		status, _, _ := probeGet(t, mgmt+p)
+		require.Equal(t, http.StatusUnauthorized, status, p)
+		status, _, body := probeGet(t, mgmt+p, "Authorization", "Bearer scrape-secret")
+		require.Equal(t, http.StatusOK, status, p)
+		require.Contains(t, body, "xxl_admin_scan_duration_seconds", p)
+	}
+	// The console still works on the main port.
+	a.login(t, true)
+}
+
+// With xxl.admin.allowed-hosts, a request naming another host — a page of another
+// site whose name was pointed at the admin's address (DNS rebinding) — is refused
+// with 421 before any route, sign-in included; listed names and IP addresses pass.
+func TestHostileAllowedHosts(t *testing.T) {
+	t.Parallel()
+	mport := freePort(t)
+	a := startProbeAdmin(t, schema.Layout34, nil, "--xxl.admin.allowed-hosts=admin.example.com, localhost",
+		fmt.Sprintf("--management.server.port=%d", mport))
+	port := fmt.Sprint(a.port)
+	for _, tc := range []struct {
+		path, host string
+		want       int
+	}{
+		{"/xxl-job-admin/toLogin", "rebind.attacker.example:" + port, http.StatusMisdirectedRequest},
+		{"/xxl-job-admin/toLogin", "admin.example.com.evil.example", http.StatusMisdirectedRequest},
+		{"/xxl-job-admin/api/registry", "rebind.attacker.example", http.StatusMisdirectedRequest},
+		{"/xxl-job-admin/toLogin", "ADMIN.example.com:" + port, http.StatusOK},
+		{"/xxl-job-admin/toLogin", "localhost:" + port, http.StatusOK},
+		{"/xxl-job-admin/toLogin", "127.0.0.1:" + port, http.StatusOK},
+		{"/xxl-job-admin/toLogin", "[::1]:" + port, http.StatusOK},
+	} {
+		status, _, body := probeGet(t, a.host+tc.path, "Host", tc.host)
+		require.Equal(t, tc.want, status, "%s with Host %s: %s", tc.path, tc.host, body)
+	}
+	// A sign-in through a rebound name never reaches the login.
+	req, err := http.NewRequest(http.MethodPost, a.base+"/auth/doLogin", strings.NewReader("userName=admin&password=123456"))
+	require.NoError(t, err)
+	req.Host = "rebind.attacker.example"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusMisdirectedRequest, res.StatusCode)
+	require.Empty(t, res.Cookies())
+	// The management port filters the same way.
+	status, _, _ := probeGet(t, fmt.Sprintf("http://127.0.0.1:%d/actuator/health", mport), "Host", "rebind.attacker.example")
+	require.Equal(t, http.StatusMisdirectedRequest, status)
+	require.Len(t, a.logs.matching("xxl.admin.allowed-hosts", "host=rebind.attacker.example"), 1, "logged once per name")
+}
+
+// server.address binds the admin to one interface: reachable there, refused on any
+// other address of the machine (127.0.0.2 is loopback too, but not the bound one).
+func TestHostileServerAddressBindsOneInterface(t *testing.T) {
+	t.Parallel()
+	a := startProbeAdmin(t, schema.Layout34, nil, "--server.address=127.0.0.1")
+	status, _, _ := probeGet(t, a.base+"/actuator/health")
+	require.Equal(t, http.StatusOK, status)
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.2:%d", a.port), 2*time.Second)
+	if err == nil {
+		c.Close()
+	}
+	require.Error(t, err, "the admin answers on an address it was not bound to")
+	require.NotEmpty(t, a.logs.matching("xxl-admin-go serving", fmt.Sprintf("addr=127.0.0.1:%d", a.port)))
+}

@@ -147,6 +147,9 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	log.Info("xxl-admin-go serving", "addr", a.Addr().String(), "context_path", cfg.ContextPath,
 		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
+	if m := a.ManagementAddr(); m != nil {
+		log.Info("/metrics and /actuator/health served on the management port only", "addr", m.String())
+	}
 	db.announce(ctx, log, cfg, a.Store, a.Addr())
 	schema.WarnMissingScanIndex(ctx, db.DB, log, schema.ScanIndexWarnJobs)
 	if ready != nil {

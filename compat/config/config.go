@@ -67,6 +67,16 @@ type Config struct {
 	// the reverse proxies whose X-Forwarded-For is believed; when the key is empty,
 	// DefaultTrustedProxies. Read only when ForwardHeaders is not "none".
 	TrustedProxies []netip.Prefix
+	// Management is where /metrics and /actuator/health are served, from
+	// management.server.*.
+	Management Management
+	// MetricsToken is xxl.admin.metrics.token: when set, /metrics answers only
+	// requests carrying "Authorization: Bearer <token>".
+	MetricsToken string
+	// AllowedHosts is xxl.admin.allowed-hosts, lower-case host names without port:
+	// when set, requests naming another host in their Host header are refused (DNS
+	// rebinding). Empty: every host is answered.
+	AllowedHosts []string
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -83,6 +93,24 @@ type Config struct {
 	// Positional are the command-line arguments that are not --options (subcommands).
 	Positional []string
 }
+
+// Management is the management server of Spring Boot's actuator, as far as the admin
+// has one: /metrics and /actuator/health.
+type Management struct {
+	// Port is management.server.port: 0 (unset, or server.port) serves them with
+	// everything else; a port of its own serves them there only; -1 serves them
+	// nowhere, as Spring disables HTTP endpoints with it.
+	Port int
+	// Address is management.server.address, the interface of that port; server.address
+	// when unset.
+	Address string
+}
+
+// Separate reports a port of the management server's own.
+func (m Management) Separate() bool { return m.Port > 0 }
+
+// Off reports that the management endpoints are not served at all.
+func (m Management) Off() bool { return m.Port < 0 }
 
 // ScheduleLock holds the limits of the scan's transaction under the schedule lock.
 type ScheduleLock struct {
@@ -694,7 +722,7 @@ func (l *loader) boolean(key string) bool {
 func (l *loader) build() *Config {
 	c := &Config{}
 	c.Port = l.intIn("server.port", 1, 65535)
-	c.Address = strings.TrimSpace(l.str("server.address"))
+	c.Address = l.address("server.address")
 	c.ContextPath = l.contextPath("server.servlet.context-path")
 
 	ds := &c.DataSource
@@ -739,6 +767,9 @@ func (l *loader) build() *Config {
 	c.ScheduleLock.IdleRelease = time.Duration(l.intIn("xxl.admin.schedule-lock.idle-release", 1000, 3600000)) * time.Millisecond
 	c.ScheduleLock.KillStaleHolderAfter = l.millis("xxl.admin.schedule-lock.kill-stale-holder-after")
 	c.ForwardHeaders, c.TrustedProxies = l.forwardHeaders()
+	c.Management = l.management(c)
+	c.MetricsToken = strings.TrimSpace(l.str("xxl.admin.metrics.token"))
+	c.AllowedHosts = l.hostNames("xxl.admin.allowed-hosts")
 	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
 	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
 		c.ScheduleBatchSize = 100
@@ -761,6 +792,72 @@ func (l *loader) build() *Config {
 	m.SocketFactoryClass = strings.TrimSpace(l.str("spring.mail.properties.mail.smtp.socketFactory.class"))
 	m.ImplicitTLS = sslEnable || protocol == "smtps" || strings.HasSuffix(m.SocketFactoryClass, "SSLSocketFactory")
 	return c
+}
+
+// address reads an interface to listen on: an IP address or a host name; "" for all.
+func (l *loader) address(key string) string {
+	raw := l.str(key)
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return ""
+	}
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]") // [::1] as Spring writes IPv6 too
+	if _, err := netip.ParseAddr(v); err != nil && !hostName(v) {
+		l.fail(key, fmt.Sprintf("%q is not an IP address or host name", raw))
+		return ""
+	}
+	return v
+}
+
+// hostName accepts a DNS name: letters, digits, '-' and '.', labels of 1..63.
+func hostName(v string) bool {
+	if v == "" || len(v) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(v, "."), ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, r := range label {
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// management reads management.server.port and .address.
+func (l *loader) management(c *Config) Management {
+	m := Management{Address: c.Address}
+	if strings.TrimSpace(l.str("management.server.port")) != "" {
+		m.Port = l.intIn("management.server.port", -1, 65535)
+		if m.Port == c.Port {
+			m.Port = 0 // the same port: served with everything else, as Spring does
+		}
+	}
+	if a := l.address("management.server.address"); a != "" {
+		m.Address = a
+	}
+	return m
+}
+
+// hostNames reads a comma-separated list of host names (lower case, without port).
+func (l *loader) hostNames(key string) []string {
+	var out []string
+	for _, item := range strings.Split(l.str(key), ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		if item == "" {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(item, "["), "]")
+		if _, err := netip.ParseAddr(name); err != nil && !hostName(name) {
+			l.fail(key, fmt.Sprintf("%q is not a host name (no scheme, port or path)", item))
+			return nil
+		}
+		out = append(out, strings.TrimSuffix(name, "."))
+	}
+	return out
 }
 
 // DefaultTrustedProxies are the proxies believed when xxl.admin.trusted-proxies is

@@ -59,6 +59,13 @@ var specs = []spec{
 	{"server.forward-headers-strategy", "none"},
 	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).
 	{"xxl.admin.trusted-proxies", ""},
+	// Spring's: a port (and interface) of their own for /metrics and /actuator/health
+	// (read although "management." is otherwise ignored: specs are matched first).
+	{"management.server.port", ""},
+	{"management.server.address", ""},
+	// Ours: the bearer token /metrics asks for, and the Host names the admin answers.
+	{"xxl.admin.metrics.token", ""},
+	{"xxl.admin.allowed-hosts", ""},
 }
 
 // ignored lists keys of the upstream file (and of Spring Boot itself) that mean nothing

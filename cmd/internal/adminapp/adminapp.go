@@ -4,6 +4,7 @@ package adminapp
 
 import (
 	"context"
+	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -70,10 +71,17 @@ type Admin struct {
 	// Layout is the table layout found in the database.
 	Layout schema.Layout
 
+	// Management serves /metrics and /actuator/health on management.server.port; nil
+	// when they are served by App (or not at all).
+	Management *fiber.App
+
 	log      *slog.Logger
 	listen   string
+	address  string // server.address
 	port     int
+	mgmtAddr string // management.server.address:port
 	ln       net.Listener
+	mgmtLn   net.Listener
 	serveErr chan error
 }
 
@@ -118,6 +126,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}, store, httpExec, clk)
 
 	app := routes.NewApp(log)
+	hosts := routes.HostFilter(cfg.AllowedHosts, log) // xxl.admin.allowed-hosts
+	app.Use(hosts)                                    // before every route
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
 	if report.Layout.GroupAccessToken {
 		api.GroupTokens = store.GroupTokens
@@ -139,15 +149,46 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage,
 		Proxies: console.Proxies{Forwarded: cfg.ForwardHeaders != "none", Trusted: cfg.TrustedProxies}})
 	pages.Mount(app)
-	app.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched, o.DB))
-	metrics := metricsHandler(sched)
-	app.Get(cfg.ContextPath+"/metrics", metrics)
+	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
+		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
+	mgmt := app
+	switch {
+	case cfg.Management.Off():
+		return a, nil // management.server.port=-1: Spring serves no endpoint over HTTP
+	case cfg.Management.Separate():
+		mgmt = routes.NewApp(log)
+		mgmt.Use(hosts)
+		a.Management = mgmt
+		a.mgmtAddr = net.JoinHostPort(cfg.Management.Address, strconv.Itoa(cfg.Management.Port))
+		// Spring's management server has no context path; under it too, for probes
+		// and scrapers written for the main port.
+		mgmt.Get("/actuator/health", healthHandler(sched, o.DB))
+	}
+	mgmt.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched, o.DB))
+	metrics := withBearer(cfg.MetricsToken, metricsHandler(sched))
+	mgmt.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
 		// Prometheus scrapes /metrics by default, whatever the context path.
-		app.Get("/metrics", metrics)
+		mgmt.Get("/metrics", metrics)
 	}
-	return &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
-		log: log, listen: o.Listen, port: cfg.Port, serveErr: make(chan error, 1)}, nil
+	return a, nil
+}
+
+// withBearer lets a request through to next only with "Authorization: Bearer token"
+// (xxl.admin.metrics.token; Prometheus' authorization.credentials sends it); every
+// request when token is empty. Others get 401 with a Bearer challenge.
+func withBearer(token string, next fiber.Handler) fiber.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return func(c *fiber.Ctx) error {
+		if subtle.ConstantTimeCompare([]byte(c.Get(fiber.HeaderAuthorization)), want) == 1 {
+			return next(c)
+		}
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+		return c.Status(fiber.StatusUnauthorized).SendString("401 Unauthorized: /metrics needs the bearer token of xxl.admin.metrics.token\n")
+	}
 }
 
 // mailer sends alarm mails through spring.mail.host; nil (e-mail alarms off) when no
@@ -217,15 +258,35 @@ func metricsHandler(sched *scheduler.Scheduler) fiber.Handler {
 func (a *Admin) Start() error {
 	var err error
 	if a.listen == "" {
-		if a.ln, err = net.Listen("tcp", ":"+strconv.Itoa(a.port)); err != nil {
-			return fmt.Errorf("server.port %d: %w", a.port, err)
+		// server.address: one interface, or every one when empty.
+		addr := net.JoinHostPort(a.address, strconv.Itoa(a.port))
+		if a.ln, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("server.address/server.port %s: %w", addr, err)
 		}
 	} else if a.ln, err = net.Listen("tcp", a.listen); err != nil {
 		return fmt.Errorf("listen %s: %w", a.listen, err)
 	}
+	if a.Management != nil {
+		if a.mgmtLn, err = net.Listen("tcp", a.mgmtAddr); err != nil {
+			a.ln.Close()
+			return fmt.Errorf("management.server.address/management.server.port %s: %w", a.mgmtAddr, err)
+		}
+	}
 	a.Scheduler.Start()
 	go func() { a.serveErr <- a.App.Listener(a.ln) }()
+	if a.Management != nil {
+		go func() { a.serveErr <- a.Management.Listener(a.mgmtLn) }()
+	}
 	return nil
+}
+
+// ManagementAddr is the address /metrics and /actuator/health are served on when
+// management.server.port gives them a port of their own; nil otherwise or before Start.
+func (a *Admin) ManagementAddr() net.Addr {
+	if a.mgmtLn == nil {
+		return nil
+	}
+	return a.mgmtLn.Addr()
 }
 
 // Addr is the address the admin listens on; nil before Start.
@@ -260,5 +321,8 @@ func (a *Admin) Stop() {
 	defer cancel()
 	a.Scheduler.Stop(stopCtx)
 	_ = a.App.ShutdownWithTimeout(time.Second)
+	if a.Management != nil {
+		_ = a.Management.ShutdownWithTimeout(time.Second)
+	}
 	a.log.Info("stopped")
 }
