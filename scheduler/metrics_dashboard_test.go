@@ -187,6 +187,7 @@ func scrapeMetrics(t *testing.T) scraped {
 	s.metrics.dbError("scan")
 	p := s.metrics.prom
 	p.executors.WithLabelValues("sample-app").Set(2)
+	p.leftOut.WithLabelValues("sample-app").Set(0)
 	p.execCall.WithLabelValues("run").Observe(0.004)
 	p.scanDur.Observe(0.02)
 	p.scanJobs.Observe(40)
