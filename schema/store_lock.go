@@ -213,20 +213,18 @@ func (h LockHolder) String() string {
 // MySQL 5.7 list lock waits in information_schema, MySQL 8 in performance_schema.
 // Both need the PROCESS privilege to see other users' transactions.
 var holderQueries = []string{
-	`SELECT b.trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, b.trx_started, NOW()),
+	holderQuery("information_schema.INNODB_LOCK_WAITS", "requesting_trx_id", "blocking_trx_id"),
+	holderQuery("performance_schema.data_lock_waits", "REQUESTING_ENGINE_TRANSACTION_ID", "BLOCKING_ENGINE_TRANSACTION_ID"),
+}
+
+func holderQuery(waits, requesting, blocking string) string {
+	return `SELECT b.trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, b.trx_started, NOW()),
 	        COALESCE(p.USER, ''), COALESCE(p.HOST, ''), COALESCE(p.COMMAND, ''), COALESCE(p.TIME, 0), COALESCE(b.trx_query, '')
-	   FROM information_schema.INNODB_LOCK_WAITS w
-	   JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id
-	   JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id
+	   FROM ` + waits + ` w
+	   JOIN information_schema.INNODB_TRX r ON r.trx_id = w.` + requesting + `
+	   JOIN information_schema.INNODB_TRX b ON b.trx_id = w.` + blocking + `
 	   LEFT JOIN information_schema.PROCESSLIST p ON p.ID = b.trx_mysql_thread_id
-	  WHERE r.trx_mysql_thread_id = ?`,
-	`SELECT b.trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, b.trx_started, NOW()),
-	        COALESCE(p.USER, ''), COALESCE(p.HOST, ''), COALESCE(p.COMMAND, ''), COALESCE(p.TIME, 0), COALESCE(b.trx_query, '')
-	   FROM performance_schema.data_lock_waits w
-	   JOIN information_schema.INNODB_TRX r ON r.trx_id = w.REQUESTING_ENGINE_TRANSACTION_ID
-	   JOIN information_schema.INNODB_TRX b ON b.trx_id = w.BLOCKING_ENGINE_TRANSACTION_ID
-	   LEFT JOIN information_schema.PROCESSLIST p ON p.ID = b.trx_mysql_thread_id
-	  WHERE r.trx_mysql_thread_id = ?`,
+	  WHERE r.trx_mysql_thread_id = ?`
 }
 
 // LockWaitOf reads what connection connID waits for, from another connection of the

@@ -97,7 +97,7 @@ type faultRig struct {
 	rec     *fireRecorder
 	proxies [2]*freezeProxy
 	admins  [2]*adminProc
-	logs    [2]*faultLog
+	logs    [2]*logLines
 	health  [2]*healthSampler
 	misfire map[int]string // job id → misfire strategy
 	first   time.Time      // first planned fire
@@ -122,7 +122,7 @@ func startFaultRig(t *testing.T) *faultRig {
 		cfg := *db.Config
 		cfg.Addr = r.proxies[i].addr()
 		via := &schematest.DB{Name: db.Name, Config: &cfg, SQL: db.SQL, Loc: db.Loc}
-		r.logs[i] = &faultLog{t: t, name: adminNames[i]}
+		r.logs[i] = &logLines{t: t, prefix: "admin " + adminNames[i] + "| "}
 		r.admins[i] = startAdminProcEnv(t, bin, via, r.logs[i], nil)
 	}
 	r.rec.setAdmins(r.admins[0].cmd.Process.Pid, r.admins[1].cmd.Process.Pid)
@@ -163,44 +163,6 @@ func (r *faultRig) firstFireAfter(at time.Time, limit time.Duration) time.Time {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return time.Time{}
-}
-
-// faultLog keeps an admin's output lines and passes them to the test log, prefixed.
-type faultLog struct {
-	t       *testing.T
-	name    string
-	mu      sync.Mutex
-	partial string
-	lines   []string
-}
-
-func (l *faultLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.partial + string(p)
-	for {
-		line, rest, ok := strings.Cut(s, "\n")
-		if !ok {
-			break
-		}
-		l.lines = append(l.lines, line)
-		l.t.Logf("admin %s| %s", l.name, line)
-		s = rest
-	}
-	l.partial = s
-	return len(p), nil
-}
-
-func (l *faultLog) count(part string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, line := range l.lines {
-		if strings.Contains(line, part) {
-			n++
-		}
-	}
-	return n
 }
 
 // declaredStopped is the text an admin logs when it finds that another admin

@@ -20,9 +20,11 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// logLines tees an admin's output to the test log and counts lines by content.
+// logLines tees an admin's output to the test log (each line after prefix) and counts
+// lines by content.
 type logLines struct {
 	t       *testing.T
+	prefix  string
 	mu      sync.Mutex
 	partial string
 	lines   []string
@@ -38,7 +40,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 			break
 		}
 		l.lines = append(l.lines, line)
-		l.t.Log(line)
+		l.t.Log(l.prefix + line)
 		s = rest
 	}
 	l.partial = s
