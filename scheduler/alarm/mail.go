@@ -4,8 +4,10 @@ package alarm
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"mime"
 	"net"
@@ -14,6 +16,18 @@ import (
 	"strings"
 	"time"
 )
+
+// messageID is a unique Message-ID: a random left part at the sender's domain
+// ("localhost" when the sender has none).
+func messageID(from string) string {
+	var r [16]byte
+	_, _ = rand.Read(r[:])
+	domain := "localhost"
+	if i := strings.LastIndexByte(from, '@'); i >= 0 && i < len(from)-1 {
+		domain = strings.Trim(from[i+1:], "<> ")
+	}
+	return "<" + hex.EncodeToString(r[:]) + "@" + domain + ">"
+}
 
 // SMTP is an alarm mailer.
 type SMTP struct {
@@ -31,6 +45,8 @@ type SMTP struct {
 	StartTLSRequired bool
 	ImplicitTLS      bool
 	Timeout          time.Duration
+	// Now is the clock of the Date header; time.Now when nil.
+	Now func() time.Time
 }
 
 // Send delivers one HTML message to one recipient.
@@ -95,6 +111,13 @@ func (m *SMTP) Send(ctx context.Context, to, subject, htmlBody string) error {
 	var b strings.Builder
 	b.WriteString("From: " + from + "\r\n")
 	b.WriteString("To: " + to + "\r\n")
+	now := time.Now
+	if m.Now != nil {
+		now = m.Now
+	}
+	// RFC 5322 requires Date; relays reject or flag mail without it or a Message-ID.
+	b.WriteString("Date: " + now().Format(time.RFC1123Z) + "\r\n")
+	b.WriteString("Message-ID: " + messageID(m.From) + "\r\n")
 	b.WriteString("Subject: " + mime.BEncoding.Encode("UTF-8", subject) + "\r\n")
 	b.WriteString("MIME-Version: 1.0\r\n")
 	b.WriteString("Content-Type: text/html; charset=UTF-8\r\n")

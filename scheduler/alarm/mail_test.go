@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"net"
+	"net/mail"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -79,4 +82,24 @@ func TestSendDeliversHTMLMail(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "<b>Alarm Job LogId=7</b>", string(dec))
 	require.Error(t, m.Send(context.Background(), "evil@example.com\r\nBcc: x@y", "s", "b"))
+}
+
+func TestSendWritesDateAndMessageID(t *testing.T) {
+	t.Parallel()
+	addr, got := fakeSMTP(t)
+	host, port, _ := net.SplitHostPort(addr)
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	m := &SMTP{Host: host, Port: p, From: "admin@mail.example.com", Now: func() time.Time { return at }}
+	require.NoError(t, m.Send(context.Background(), "ops@example.com", "s", "b"))
+	msg := <-got
+	head := msg[:strings.Index(msg, "\r\n\r\n")+2]
+	require.Contains(t, head, "\r\nDate: Sun, 22 Nov 2026 10:00:00 +0800\r\n")
+	require.Regexp(t, `\r\nMessage-ID: <[0-9a-f]{32}@mail\.example\.com>\r\n`, head)
+	parsed, err := mail.ReadMessage(strings.NewReader(msg))
+	require.NoError(t, err)
+	date, err := parsed.Header.Date()
+	require.NoError(t, err)
+	require.True(t, date.Equal(at))
 }
