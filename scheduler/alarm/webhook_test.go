@@ -154,7 +154,7 @@ func TestPlainTextDropsOnlyTheAdminsMarkup(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "a\nb\n>>T<<\n<b>x</b>",
 		PlainText(`a<br/>b<BR><span style="color:#F39C12;" >>>T<<</span><br><b>x</b> </span>`))
-	require.Equal(t, `\*a\* &lt;@U1\> @`+"\u200b"+`all  `+"\n"+`x`, MarkdownText("*a* <@U1> @all\nx"))
+	require.Equal(t, `\*a\* &lt;@`+"\u200b"+`U1\> @`+"\u200b"+`all  `+"\n"+`x`, MarkdownText("*a* <@U1> @all\nx"))
 	require.Equal(t, "&lt;!here&gt; &amp;amp;", SlackText("<!here> &amp;"))
 	require.False(t, strings.Contains(MarkdownText("<font>"), "<"))
 }
