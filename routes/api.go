@@ -46,11 +46,21 @@ type API struct {
 	// XXL-JOB-APPNAME and its group's access_token, as 3.5 executors do. It is called
 	// at most every 30 s (upstream caches groups for 30 s too).
 	GroupTokens func(ctx context.Context) (map[string]string, error)
-	Log         *slog.Logger
+	// Jobs, when set, serves the job OpenAPI calls it Handles (routes/openapi).
+	Jobs JobCalls
+	Log  *slog.Logger
 
 	tokMu     sync.Mutex
 	tokens    map[string]string
 	tokLoaded time.Time
+}
+
+// JobCalls is the job OpenAPI as the executor API hands calls over to it, after its
+// gatekeeping: app is "" for a caller with the global access token, else the app name
+// whose group token the caller presented.
+type JobCalls interface {
+	Handles(uri string) bool
+	Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply
 }
 
 // Mount registers the executor API under every prefix ("" is the root).
@@ -91,6 +101,19 @@ func (a *API) handle(c *fiber.Ctx) error {
 		return reply(c, protocol.Fail(protocol.MsgBodyEmpty))
 	}
 	ctx := c.UserContext()
+	if a.Jobs != nil && a.Jobs.Handles(uri) {
+		// Managing jobs always needs a token that matched: a blank
+		// xxl.job.accessToken opens the executor calls only.
+		global, group := a.credentials(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName))
+		if !global && !group {
+			return reply(c, protocol.Fail(protocol.MsgTokenWrong))
+		}
+		app := c.Get(protocol.HeaderAppName)
+		if global {
+			app = ""
+		}
+		return reply(c, a.Jobs.Call(ctx, uri, body, app))
+	}
 	if !a.tokenOK(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName)) {
 		return reply(c, protocol.Fail(protocol.MsgTokenWrong))
 	}
@@ -139,16 +162,25 @@ func (a *API) handle(c *fiber.Ctx) error {
 // or, with GroupTokens, the token of the group named by the app name header (3.5).
 // Without a global token and without an app name header no check applies, as upstream.
 func (a *API) tokenOK(ctx context.Context, got, app string) bool {
-	if a.AccessToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.AccessToken)) == 1 {
+	global, group := a.credentials(ctx, got, app)
+	if global || group {
 		return true
 	}
-	if a.GroupTokens != nil && app != "" {
-		if want, ok := a.groupToken(ctx, app); ok {
-			return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-		}
-		return false
+	return a.AccessToken == "" && (a.GroupTokens == nil || app == "")
+}
+
+// credentials reports which token matched: the global one, or (3.5) the one of the
+// group named by app.
+func (a *API) credentials(ctx context.Context, got, app string) (global, group bool) {
+	if a.AccessToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.AccessToken)) == 1 {
+		return true, false
 	}
-	return a.AccessToken == ""
+	if a.GroupTokens != nil && app != "" {
+		if want, ok := a.groupToken(ctx, app); ok && want != "" {
+			return false, subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+		}
+	}
+	return false, false
 }
 
 func (a *API) groupToken(ctx context.Context, app string) (string, bool) {

@@ -25,6 +25,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/openapi"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
@@ -57,6 +58,8 @@ type Options struct {
 	// Pause is the scheduler's fault-injection hook (scheduler.Config.Pause); nil in
 	// production.
 	Pause func(point string)
+	// JobAPILimiter admits job OpenAPI calls; nil is HEAD's 100 calls a second.
+	JobAPILimiter openapi.Limiter
 }
 
 // Admin is the built admin: the fiber app with every route mounted, and the scheduler
@@ -128,15 +131,21 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	app := routes.NewApp(log)
 	hosts := routes.HostFilter(cfg.AllowedHosts, log) // xxl.admin.allowed-hosts
 	app.Use(hosts)                                    // before every route
-	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log}
-	if report.Layout.GroupAccessToken {
-		api.GroupTokens = store.GroupTokens
-	}
-	api.Mount(app, cfg.ContextPath, "")
 	mgr := manage.New(manage.Config{
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
 	})
+	limiter := o.JobAPILimiter
+	if limiter == nil {
+		limiter = openapi.NewLimiter(100)
+	}
+	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log,
+		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log}}
+	if report.Layout.GroupAccessToken {
+		api.GroupTokens = store.GroupTokens
+	}
+	openapi.Mount(app, cfg.ContextPath, "") // before the API's /api/:uri
+	api.Mount(app, cfg.ContextPath, "")
 	// Login sessions: in xxl_admin_session, created here when missing; in memory,
 	// with one warning, when the database user may not create it.
 	if err := mgr.PrepareSessions(ctx); err != nil {

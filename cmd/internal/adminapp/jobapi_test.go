@@ -1,0 +1,393 @@
+package adminapp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/openapi"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// jobAPIBundle is an admin on a fresh MariaDB database with a stub executor that
+// accepts every trigger.
+type jobAPIBundle struct {
+	db    *schematest.DB
+	store *schema.Store
+	base  string // the admin's URL with its context path
+	exec  string // the stub executor's address
+}
+
+// apiReply is the envelope the job OpenAPI answers with.
+type apiReply struct {
+	Code int             `json:"code"`
+	Msg  *string         `json:"msg"`
+	Data json.RawMessage `json:"data"`
+}
+
+func (r apiReply) msg() string {
+	if r.Msg == nil {
+		return ""
+	}
+	return *r.Msg
+}
+
+// newJobAPIDB creates a database of the layout; "3.5" is the 3.4 DDL with HEAD's
+// renamed name columns and per-group tokens.
+func newJobAPIDB(t *testing.T, layout schema.LayoutName) *schematest.DB {
+	t.Helper()
+	if layout != schema.Layout35 {
+		db, _ := schematest.New(t, layout)
+		return db
+	}
+	db, _ := schematest.New(t, schema.Layout34)
+	db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
+	db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
+	db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+	return db
+}
+
+func setupJobAPI(t *testing.T, layout schema.LayoutName, limiter openapi.Limiter) jobAPIBundle {
+	t.Helper()
+	db := newJobAPIDB(t, layout)
+	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"code":200,"msg":null}`)
+	}))
+	t.Cleanup(stub.Close)
+	// The sample group lists the stub, so triggers reach an executor.
+	db.Exec(t, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", stub.URL)
+	cfg, err := config.Load([]string{"--xxl.job.accessToken=api-token", "--xxl.job.i18n=en"}, nil)
+	require.NoError(t, err)
+	a, err := Build(context.Background(), Options{Config: cfg, DB: db.SQL, Location: db.Loc,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), JobAPILimiter: limiter})
+	require.NoError(t, err)
+	require.Equal(t, layout, a.Layout.Name)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = a.App.Listener(ln) }()
+	t.Cleanup(func() { _ = a.App.Shutdown() })
+	return jobAPIBundle{db: db, store: a.Store, base: "http://" + ln.Addr().String() + cfg.ContextPath, exec: stub.URL}
+}
+
+// call posts body to /api/<uri> with the given headers (name, value pairs).
+func (b jobAPIBundle) call(t *testing.T, uri, body string, headers ...string) apiReply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.base+"/api/"+uri, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var r apiReply
+	require.NoError(t, json.Unmarshal(raw, &r), string(raw))
+	return r
+}
+
+func (b jobAPIBundle) admin(t *testing.T, uri, body string) apiReply {
+	t.Helper()
+	return b.call(t, uri, body, "XXL-JOB-ACCESS-TOKEN", "api-token")
+}
+
+func (b jobAPIBundle) job(t *testing.T, id int) schema.Job {
+	t.Helper()
+	j, err := b.store.LoadJob(context.Background(), id)
+	require.NoError(t, err)
+	return j
+}
+
+// addedID reads addJob's data: the new id as a JSON string.
+func addedID(t *testing.T, r apiReply) int {
+	t.Helper()
+	require.Equal(t, 200, r.Code, r.msg())
+	var s string
+	require.NoError(t, json.Unmarshal(r.Data, &s), "data must be a string: %s", r.Data)
+	id, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return id
+}
+
+// The bodies below carry the fields of each call as wire-protocol.md §4.5 lists them
+// for HEAD 3.5.0-SNAPSHOT's job OpenAPI.
+const (
+	addJobBody = `{"jobGroup":1,"name":"api job","author":"ops","alarmEmail":"ops@example.com",
+		"scheduleType":"CRON","scheduleConf":"0 0 3 * * ?","misfireStrategy":"DO_NOTHING",
+		"executorRouteStrategy":"FIRST","executorHandler":"demoJobHandler","executorParam":"p0",
+		"executorBlockStrategy":"SERIAL_EXECUTION","executorTimeout":10,"executorFailRetryCount":1,
+		"glueType":"BEAN","glueSource":"","glueRemark":"GLUE init"}`
+	updateJobBody = `{"id":%d,"jobGroup":999,"name":"api job v2","author":"ops2","alarmEmail":"",
+		"scheduleType":"FIX_RATE","scheduleConf":"60","misfireStrategy":"FIRE_ONCE_NOW",
+		"executorRouteStrategy":"ROUND","executorHandler":"otherHandler","executorParam":"p1",
+		"executorBlockStrategy":"DISCARD_LATER","executorTimeout":0,"executorFailRetryCount":0,
+		"glueType":"BEAN","glueSource":"","glueRemark":""}`
+)
+
+func withID(body string, id int) string { return strings.Replace(body, "%d", strconv.Itoa(id), 1) }
+
+// TestJobOpenAPI replays the six calls of HEAD 3.5.0's job OpenAPI (wire-protocol.md
+// §4.5) over HTTP against the admin on MariaDB, on the 2.4, 3.4 and 3.5 layouts, and
+// checks the replies and the rows.
+func TestJobOpenAPI(t *testing.T) {
+	t.Parallel()
+	for _, layout := range []schema.LayoutName{schema.Layout24, schema.Layout34, schema.Layout35} {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPI(t, layout, nil)
+
+			r := b.admin(t, "addJob", addJobBody)
+			require.Equal(t, "Success", r.msg())
+			id := addedID(t, r)
+			j := b.job(t, id)
+			require.Equal(t, 1, j.JobGroup)
+			require.Equal(t, "api job", j.JobDesc)
+			require.Equal(t, "ops", j.Author)
+			require.Equal(t, "CRON", j.ScheduleType)
+			require.Equal(t, "0 0 3 * * ?", j.ScheduleConf)
+			require.Equal(t, "demoJobHandler", j.ExecutorHandler)
+			require.Equal(t, "p0", j.ExecutorParam)
+			require.Equal(t, 10, j.ExecutorTimeout)
+			require.Equal(t, 1, j.ExecutorFailRetryCount)
+			require.Equal(t, 0, j.TriggerStatus, "created stopped")
+			require.Equal(t, "", j.ChildJobID)
+
+			if layout != schema.Layout35 {
+				// Scripts written against the 2.x–3.4 form name the description jobDesc.
+				r = b.admin(t, "addJob", strings.Replace(addJobBody, `"name":"api job"`, `"jobDesc":"legacy job"`, 1))
+				require.Equal(t, "legacy job", b.job(t, addedID(t, r)).JobDesc)
+			}
+
+			r = b.admin(t, "updateJob", withID(updateJobBody, id))
+			require.Equal(t, 200, r.Code, r.msg())
+			j = b.job(t, id)
+			require.Equal(t, 1, j.JobGroup, "the group is left unchanged")
+			require.Equal(t, "api job v2", j.JobDesc)
+			require.Equal(t, "FIX_RATE", j.ScheduleType)
+			require.Equal(t, "60", j.ScheduleConf)
+			require.Equal(t, "ROUND", j.ExecutorRouteStrategy)
+			require.Equal(t, "otherHandler", j.ExecutorHandler)
+
+			r = b.admin(t, "startJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			j = b.job(t, id)
+			require.Equal(t, 1, j.TriggerStatus)
+			require.Positive(t, j.TriggerNextTime)
+
+			r = b.admin(t, "stopJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			j = b.job(t, id)
+			require.Equal(t, 0, j.TriggerStatus)
+			require.Zero(t, j.TriggerNextTime)
+
+			r = b.admin(t, "triggerJob", `{"id":`+strconv.Itoa(id)+`,"executorParam":"once","addressList":null}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			require.Equal(t, 1, b.db.Count(t, "xxl_job_log",
+				"job_id = ? AND executor_param = 'once' AND trigger_code = 200 AND trigger_msg LIKE '%Manual trigger%'", id))
+
+			r = b.admin(t, "removeJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			require.Zero(t, b.db.Count(t, "xxl_job_info", "id = ?", id))
+			require.Zero(t, b.db.Count(t, "xxl_job_log", "job_id = ?", id))
+			r = b.admin(t, "removeJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, "an unknown id is success")
+		})
+	}
+}
+
+// TestJobOpenAPIRefusesBadInput checks that bad bodies get a code-500 envelope with a
+// message and change nothing.
+func TestJobOpenAPIRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout34, nil)
+	jobs := b.db.Count(t, "xxl_job_info", "")
+	for name, c := range map[string]struct{ uri, body, msg string }{
+		"unknown group":   {"addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":9999`, 1), ""},
+		"no group":        {"addJob", strings.Replace(addJobBody, `"jobGroup":1,`, ``, 1), ""},
+		"bad cron":        {"addJob", strings.Replace(addJobBody, `0 0 3 * * ?`, `not a cron`, 1), "Cron"},
+		"bad route":       {"addJob", strings.Replace(addJobBody, `"FIRST"`, `"NOWHERE"`, 1), ""},
+		"bad glue":        {"addJob", strings.Replace(addJobBody, `"BEAN"`, `"GLUE_COBOL"`, 1), ""},
+		"no description":  {"addJob", strings.Replace(addJobBody, `"name":"api job",`, ``, 1), ""},
+		"not an object":   {"addJob", `[1,2]`, "invalid request"},
+		"not json":        {"startJob", `id=1`, "invalid request"},
+		"wrong type":      {"startJob", `{"id":"x1"}`, "invalid request"},
+		"no id":           {"updateJob", strings.Replace(updateJobBody, `"id":%d,`, ``, 1), "id"},
+		"unknown job":     {"startJob", `{"id":424242}`, ""},
+		"unknown trigger": {"triggerJob", `{"id":424242}`, ""},
+	} {
+		r := b.admin(t, c.uri, c.body)
+		require.Equal(t, 500, r.Code, name)
+		require.NotEmpty(t, r.msg(), name)
+		require.Contains(t, strings.ToLower(r.msg()), strings.ToLower(c.msg), name)
+	}
+	require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))
+}
+
+// TestJobOpenAPIRefusesChildLoop: the call has no child field, but an update keeps the
+// child list, which the console's loop check still covers: a loop another process
+// wrote is refused on update.
+func TestJobOpenAPIRefusesChildLoop(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout34, nil)
+	a := addedID(t, b.admin(t, "addJob", addJobBody))
+	c := addedID(t, b.admin(t, "addJob", addJobBody))
+	b.db.Exec(t, "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", strconv.Itoa(c), a)
+	b.db.Exec(t, "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", strconv.Itoa(a), c)
+	r := b.admin(t, "updateJob", withID(updateJobBody, a))
+	require.Equal(t, 500, r.Code)
+	require.Contains(t, r.msg(), strconv.Itoa(a)+" → "+strconv.Itoa(c))
+	require.Equal(t, "api job", b.job(t, a).JobDesc, "unchanged")
+}
+
+// TestJobOpenAPIToken checks that a wrong or missing token is refused, and that a
+// blank xxl.job.accessToken does not open the job calls.
+func TestJobOpenAPIToken(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout34, nil)
+	jobs := b.db.Count(t, "xxl_job_info", "")
+	for name, headers := range map[string][]string{
+		"missing":  nil,
+		"wrong":    {"XXL-JOB-ACCESS-TOKEN", "api-token2"},
+		"case":     {"XXL-JOB-ACCESS-TOKEN", "API-TOKEN"},
+		"app only": {"XXL-JOB-APPNAME", "xxl-job-executor-sample"},
+	} {
+		r := b.call(t, "addJob", addJobBody, headers...)
+		require.Equal(t, 500, r.Code, name)
+		require.Equal(t, "The access token is wrong.", r.msg(), name)
+	}
+	require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))
+
+	// Without a global token the executor calls are open, the job calls are not.
+	db := newJobAPIDB(t, schema.Layout34)
+	cfg, err := config.Load([]string{"--xxl.job.accessToken="}, nil)
+	require.NoError(t, err)
+	a, err := Build(context.Background(), Options{Config: cfg, DB: db.SQL, Location: db.Loc,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = a.App.Listener(ln) }()
+	t.Cleanup(func() { _ = a.App.Shutdown() })
+	open := jobAPIBundle{db: db, base: "http://" + ln.Addr().String() + cfg.ContextPath}
+	r := open.call(t, "addJob", addJobBody)
+	require.Equal(t, 500, r.Code)
+	require.Equal(t, "The access token is wrong.", r.msg())
+	r = open.call(t, "registry", `{"registryGroup":"EXECUTOR","registryKey":"app","registryValue":"http://127.0.0.1:9999/"}`)
+	require.Equal(t, 200, r.Code, r.msg())
+}
+
+// TestJobOpenAPIGroupToken: on a 3.5 database a group's app name and token authorise
+// the calls on that group's jobs only.
+func TestJobOpenAPIGroupToken(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout35, nil)
+	b.db.Exec(t, "UPDATE xxl_job_group SET access_token = 'tok-a' WHERE id = 1")
+	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, name, address_type, address_list, access_token, update_time)
+		VALUES (2, 'app-b', 'B', 1, ?, 'tok-b', NOW())`, b.exec)
+	asA := func(uri, body string) apiReply {
+		return b.call(t, uri, body, "XXL-JOB-APPNAME", "xxl-job-executor-sample", "XXL-JOB-ACCESS-TOKEN", "tok-a")
+	}
+	own := addedID(t, asA("addJob", addJobBody))
+	require.Equal(t, 1, b.job(t, own).JobGroup)
+	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+
+	r := asA("addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1))
+	require.Equal(t, 500, r.Code, "another group's job may not be created")
+	for _, uri := range []string{"updateJob", "startJob", "stopJob", "triggerJob", "removeJob"} {
+		r = asA(uri, withID(updateJobBody, other))
+		require.Equal(t, 500, r.Code, uri)
+		require.NotEmpty(t, r.msg(), uri)
+	}
+	require.Equal(t, "api job", b.job(t, other).JobDesc)
+	require.Zero(t, b.db.Count(t, "xxl_job_log", "job_id = ?", other))
+
+	for _, uri := range []string{"updateJob", "startJob", "stopJob", "triggerJob"} {
+		r = asA(uri, withID(updateJobBody, own))
+		require.Equal(t, 200, r.Code, "%s: %s", uri, r.msg())
+	}
+	require.Equal(t, "api job v2", b.job(t, own).JobDesc)
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", own))
+
+	// A group's token with another app name, or a wrong token, is refused.
+	r = b.call(t, "startJob", `{"id":1}`, "XXL-JOB-APPNAME", "app-b", "XXL-JOB-ACCESS-TOKEN", "tok-a")
+	require.Equal(t, "The access token is wrong.", r.msg())
+	r = b.call(t, "startJob", `{"id":1}`, "XXL-JOB-APPNAME", "xxl-job-executor-sample", "XXL-JOB-ACCESS-TOKEN", "tok-x")
+	require.Equal(t, "The access token is wrong.", r.msg())
+
+	r = asA("removeJob", `{"id":`+strconv.Itoa(own)+`}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.Zero(t, b.db.Count(t, "xxl_job_info", "id = ?", own))
+}
+
+// countLimiter admits its first n calls and refuses the rest.
+type countLimiter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (l *countLimiter) Wait(context.Context) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n--
+	return l.n >= 0
+}
+
+// TestJobOpenAPIRateLimit: a call the limiter refuses is answered with HEAD's 502
+// envelope and changes nothing.
+func TestJobOpenAPIRateLimit(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout34, &countLimiter{n: 1})
+	addedID(t, b.admin(t, "addJob", addJobBody))
+	jobs := b.db.Count(t, "xxl_job_info", "")
+	r := b.admin(t, "addJob", addJobBody)
+	require.Equal(t, 502, r.Code)
+	require.Equal(t, "Too many requests, please try again later.", r.msg())
+	require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))
+	// The executor calls are not limited.
+	r = b.admin(t, "registry", `{"registryGroup":"EXECUTOR","registryKey":"app","registryValue":"http://127.0.0.1:9999/"}`)
+	require.Equal(t, 200, r.Code, r.msg())
+}
+
+// TestJobOpenAPIDocument: openapi.json is served under the context path and at the
+// root, parses, and lists the six calls.
+func TestJobOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	b := setupJobAPI(t, schema.Layout34, nil)
+	root := strings.TrimSuffix(b.base, "/xxl-job-admin")
+	for _, u := range []string{b.base + "/api/openapi.json", root + "/api/openapi.json"} {
+		resp, err := http.Get(u)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, u)
+		var doc struct {
+			OpenAPI string                     `json:"openapi"`
+			Paths   map[string]json.RawMessage `json:"paths"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &doc), u)
+		require.True(t, strings.HasPrefix(doc.OpenAPI, "3."), doc.OpenAPI)
+		paths := make([]string, 0, len(doc.Paths))
+		for p := range doc.Paths {
+			paths = append(paths, p)
+		}
+		require.ElementsMatch(t, []string{"/api/addJob", "/api/updateJob", "/api/removeJob",
+			"/api/startJob", "/api/stopJob", "/api/triggerJob"}, paths)
+	}
+}

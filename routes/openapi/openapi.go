@@ -1,0 +1,180 @@
+// Package openapi serves the job OpenAPI of HEAD 3.5.0 (wire-protocol.md §4.5):
+// addJob, updateJob, removeJob, startJob, stopJob and triggerJob under /api/, on every
+// database layout, over the console's job rules (scheduler/manage), and its OpenAPI 3
+// description at /api/openapi.json.
+package openapi
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+)
+
+// Document is the OpenAPI 3 description of the six calls.
+//
+//go:embed openapi.json
+var Document []byte
+
+// CodeTooMany is the reply code of a call refused by the rate limiter.
+const CodeTooMany = 502
+
+// MsgTooMany answers a call refused by the rate limiter, as HEAD does.
+const MsgTooMany = "Too many requests, please try again later."
+
+// Jobs serves the six calls. The executor API (routes.API) authenticates the caller
+// and hands the calls it names over.
+type Jobs struct {
+	Manage *manage.Service
+	// Limiter admits calls; nil admits all. NewLimiter(100) is HEAD's limit.
+	Limiter Limiter
+	Log     *slog.Logger
+}
+
+// Handles reports whether uri is one of the six calls.
+func (j *Jobs) Handles(uri string) bool {
+	switch uri {
+	case "addJob", "updateJob", "removeJob", "startJob", "stopJob", "triggerJob":
+		return true
+	}
+	return false
+}
+
+// jobBody is the body of every call; each call reads the fields it needs. `name` is
+// HEAD's field for the description; `jobDesc` (the 2.x–3.4 name) is accepted too.
+type jobBody struct {
+	ID                     *int    `json:"id"`
+	JobGroup               int     `json:"jobGroup"`
+	Name                   *string `json:"name"`
+	JobDesc                *string `json:"jobDesc"`
+	Author                 string  `json:"author"`
+	AlarmEmail             string  `json:"alarmEmail"`
+	ScheduleType           string  `json:"scheduleType"`
+	ScheduleConf           string  `json:"scheduleConf"`
+	MisfireStrategy        string  `json:"misfireStrategy"`
+	ExecutorRouteStrategy  string  `json:"executorRouteStrategy"`
+	ExecutorHandler        string  `json:"executorHandler"`
+	ExecutorParam          string  `json:"executorParam"`
+	ExecutorBlockStrategy  string  `json:"executorBlockStrategy"`
+	ExecutorTimeout        int     `json:"executorTimeout"`
+	ExecutorFailRetryCount int     `json:"executorFailRetryCount"`
+	GlueType               string  `json:"glueType"`
+	GlueSource             string  `json:"glueSource"`
+	GlueRemark             string  `json:"glueRemark"`
+	AddressList            string  `json:"addressList"`
+}
+
+func (b jobBody) input() manage.JobInput {
+	desc := ""
+	if b.Name != nil {
+		desc = *b.Name
+	} else if b.JobDesc != nil {
+		desc = *b.JobDesc
+	}
+	in := manage.JobInput{
+		JobGroup: b.JobGroup, JobDesc: desc, Author: b.Author, AlarmEmail: b.AlarmEmail,
+		ScheduleType: b.ScheduleType, ScheduleConf: b.ScheduleConf, MisfireStrategy: b.MisfireStrategy,
+		ExecutorRouteStrategy: b.ExecutorRouteStrategy, ExecutorHandler: b.ExecutorHandler,
+		ExecutorParam: b.ExecutorParam, ExecutorBlockStrategy: b.ExecutorBlockStrategy,
+		ExecutorTimeout: b.ExecutorTimeout, ExecutorFailRetryCount: b.ExecutorFailRetryCount,
+		GlueType: b.GlueType, GlueSource: b.GlueSource, GlueRemark: b.GlueRemark,
+	}
+	if b.ID != nil {
+		in.ID = *b.ID
+	}
+	return in
+}
+
+// Call runs one call for a caller already authenticated: app is "" for the global
+// access token, or the app name whose group token was presented.
+func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
+	if j.Limiter != nil && !j.Limiter.Wait(ctx) {
+		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
+	}
+	var b jobBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&b); err != nil {
+		return protocol.Fail("invalid request, body is not a JSON job object: " + oneLine(err))
+	}
+	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
+		return protocol.Fail("invalid request, id missing or not a positive number.")
+	}
+	p, err := j.Manage.APIPrincipal(ctx, app)
+	if err != nil {
+		return j.failure(uri, err)
+	}
+	switch uri {
+	case "addJob":
+		id, err := j.Manage.APIAddJob(ctx, p, b.input())
+		if err != nil {
+			return j.failure(uri, err)
+		}
+		return success(strconv.Quote(strconv.Itoa(id)))
+	case "updateJob":
+		err = j.Manage.APIUpdateJob(ctx, p, b.input())
+	case "removeJob":
+		err = j.Manage.RemoveJob(ctx, p, *b.ID)
+	case "startJob":
+		err = j.Manage.StartJob(ctx, p, *b.ID)
+	case "stopJob":
+		err = j.Manage.StopJob(ctx, p, *b.ID)
+	case "triggerJob":
+		err = j.Manage.TriggerJob(ctx, p, *b.ID, b.ExecutorParam, b.AddressList)
+	default:
+		return protocol.Fail(protocol.MsgURINotFound(uri))
+	}
+	if err != nil {
+		return j.failure(uri, err)
+	}
+	return success("")
+}
+
+// success is HEAD's success reply ("Success", 3.3.0+), with data when given.
+func success(data string) protocol.Reply {
+	r := protocol.Reply{Code: protocol.CodeSuccess, Msg: "Success"}
+	if data != "" {
+		r.Payload = json.RawMessage(data)
+	}
+	return r
+}
+
+// failure answers a rule's refusal with its message; anything else is internal and
+// only logged.
+func (j *Jobs) failure(uri string, err error) protocol.Reply {
+	var e *manage.Error
+	if errors.As(err, &e) {
+		return protocol.Fail(e.Msg)
+	}
+	j.Log.Error("job openapi call failed", "call", uri, "err", err)
+	return protocol.Fail("openapi invoke error: internal error, see the admin's log")
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Mount serves Document at <prefix>/api/openapi.json for every prefix ("" is the
+// root). Mount it before the executor API, whose /api/:uri would answer it otherwise.
+func Mount(app *fiber.App, prefixes ...string) {
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		p = strings.TrimSuffix(p, "/")
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		app.Get(p+"/api/openapi.json", func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send(Document)
+		})
+	}
+}
