@@ -77,6 +77,12 @@ type Config struct {
 	// when set, requests naming another host in their Host header are refused (DNS
 	// rebinding). Empty: every host is answered.
 	AllowedHosts []string
+	// ConsoleURL is xxl.admin.console-url, the console's address as users reach it
+	// (context path included, no trailing '/'); alarms link to logs under it. "" when
+	// unset: alarms carry no link.
+	ConsoleURL string
+	// Alarm is the alarm channels besides mail, from xxl.admin.alarm.*.
+	Alarm Alarm
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -791,6 +797,7 @@ func (l *loader) build() *Config {
 	sslEnable := l.boolean("spring.mail.properties.mail.smtp.ssl.enable")
 	m.SocketFactoryClass = strings.TrimSpace(l.str("spring.mail.properties.mail.smtp.socketFactory.class"))
 	m.ImplicitTLS = sslEnable || protocol == "smtps" || strings.HasSuffix(m.SocketFactoryClass, "SSLSocketFactory")
+	l.alarm(c)
 	return c
 }
 

@@ -66,7 +66,16 @@ var specs = []spec{
 	// Ours: the bearer token /metrics asks for, and the Host names the admin answers.
 	{"xxl.admin.metrics.token", ""},
 	{"xxl.admin.allowed-hosts", ""},
+	// Ours: the console's address in alarm links, and the alarm channels every
+	// failing job is sent to (channels: xxl.admin.alarm.webhook.<name>.*, see
+	// webhookPrefix).
+	{"xxl.admin.console-url", ""},
+	{"xxl.admin.alarm.default-channels", ""},
 }
+
+// webhookPrefix starts the keys of named alarm channels,
+// xxl.admin.alarm.webhook.<name>.kind, .url and .secret; build validates them.
+const webhookPrefix = "xxl.admin.alarm.webhook."
 
 // ignored lists keys of the upstream file (and of Spring Boot itself) that mean nothing
 // here. Users copy their whole application.properties, so these pass without a warning.
@@ -171,6 +180,8 @@ const (
 	classIgnored
 	classUnsupported
 	classUnknown
+	// classChannel is a key of a named alarm channel (webhookPrefix), kept as spelt.
+	classChannel
 )
 
 func matchesEntry(canon, entry string) bool {
@@ -186,6 +197,9 @@ func classify(key string) (keyClass, string) {
 	c := canonical(key)
 	if _, ok := specByCanon[c]; ok {
 		return classKnown, ""
+	}
+	if strings.HasPrefix(c, canonical(webhookPrefix)) {
+		return classChannel, ""
 	}
 	for entry, why := range unsupported {
 		if matchesEntry(c, entry) {

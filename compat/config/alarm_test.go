@@ -1,0 +1,66 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestAlarmChannelsAreReadAndValidated(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.write(t, "application.properties", `xxl.admin.console-url=https://jobs.example.com/xxl-job-admin/
+xxl.admin.alarm.webhook.ops.kind=generic
+xxl.admin.alarm.webhook.ops.url=https://hooks.example.com/ops
+xxl.admin.alarm.webhook.ops.secret=s3cret
+xxl.admin.alarm.webhook.Ding-1.kind=DingTalk
+xxl.admin.alarm.webhook.Ding-1.url=https://oapi.dingtalk.com/robot/send?access_token=t
+xxl.admin.alarm.default-channels=ding-1, webhook:ops
+`)
+	cfg := b.load(t, nil, nil)
+	require.Empty(t, cfg.Warnings)
+	require.Equal(t, "https://jobs.example.com/xxl-job-admin", cfg.ConsoleURL)
+	require.Equal(t, []Webhook{
+		{Name: "ding-1", Kind: "dingtalk", URL: "https://oapi.dingtalk.com/robot/send?access_token=t"},
+		{Name: "ops", Kind: "generic", URL: "https://hooks.example.com/ops", Secret: "s3cret"},
+	}, cfg.Alarm.Webhooks)
+	require.Equal(t, []string{"ding-1", "ops"}, cfg.Alarm.DefaultChannels)
+
+	none := setup(t).load(t, nil, nil)
+	require.Empty(t, none.ConsoleURL)
+	require.Empty(t, none.Alarm.Webhooks)
+	require.Empty(t, none.Alarm.DefaultChannels)
+}
+
+func TestBadAlarmChannelsStopStartUp(t *testing.T) {
+	t.Parallel()
+	const ok = "--xxl.admin.alarm.webhook.ops.kind=slack"
+	const okURL = "--xxl.admin.alarm.webhook.ops.url=https://hooks.slack.com/services/T/B/secret-token"
+	for _, tt := range []struct {
+		args      []string
+		key, want string
+	}{
+		{[]string{"--xxl.admin.alarm.webhook.ops.kind=teams", okURL}, "xxl.admin.alarm.webhook.ops.kind", `"teams" is not generic, dingtalk, feishu, wecom, slack`},
+		{[]string{ok, "--xxl.admin.alarm.webhook.ops.url=ftp://x/secret-token"}, "xxl.admin.alarm.webhook.ops.url", "is not an http or https URL"},
+		{[]string{ok, "--xxl.admin.alarm.webhook.ops.url=hooks.slack.com/secret-token"}, "xxl.admin.alarm.webhook.ops.url", "is not an http or https URL"},
+		{[]string{ok}, "xxl.admin.alarm.webhook.ops.url", "not set: channel ops needs a url"},
+		{[]string{okURL}, "xxl.admin.alarm.webhook.ops.kind", "not set: channel ops needs a kind"},
+		{[]string{ok, okURL, "--xxl.admin.alarm.webhook.ops.kidn=slack"}, "xxl.admin.alarm.webhook.ops.kidn", `unknown channel setting "kidn"`},
+		{[]string{"--xxl.admin.alarm.webhook.url=https://x"}, "xxl.admin.alarm.webhook.url", "not xxl.admin.alarm.webhook.<name>.kind"},
+		{[]string{ok, okURL, "--xxl.admin.alarm.default-channels=ops,pager"}, "xxl.admin.alarm.default-channels", `"pager" is no configured channel`},
+		{[]string{"--xxl.admin.console-url=jobs.example.com"}, "xxl.admin.console-url", "is not an http or https URL"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, err := load(setup(t).dir, tt.args, nil)
+			var ke *KeyError
+			require.True(t, errors.As(err, &ke), "%v", err)
+			require.Equal(t, tt.key, ke.Key)
+			require.Contains(t, err.Error(), tt.want)
+			require.NotContains(t, err.Error(), "\n")
+			require.NotContains(t, err.Error(), "secret-token")
+		})
+	}
+}
