@@ -101,8 +101,7 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
 	}
 	var b jobBody
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&b); err != nil {
+	if err := json.Unmarshal(bytes.TrimSpace(body), &b); err != nil {
 		return protocol.Fail("invalid request, body is not a JSON job object: " + oneLine(err))
 	}
 	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
@@ -118,6 +117,7 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 		if err != nil {
 			return j.failure(uri, err)
 		}
+		j.Log.Info("job openapi call", "call", uri, "job_id", id, "app", app)
 		return success(strconv.Quote(strconv.Itoa(id)))
 	case "updateJob":
 		err = j.Manage.APIUpdateJob(ctx, p, b.input())
@@ -135,6 +135,7 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 	if err != nil {
 		return j.failure(uri, err)
 	}
+	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "app", app)
 	return success("")
 }
 

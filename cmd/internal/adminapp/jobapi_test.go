@@ -227,6 +227,7 @@ func TestJobOpenAPIRefusesBadInput(t *testing.T) {
 		"not an object":   {"addJob", `[1,2]`, "invalid request"},
 		"not json":        {"startJob", `id=1`, "invalid request"},
 		"wrong type":      {"startJob", `{"id":"x1"}`, "invalid request"},
+		"trailing text":   {"startJob", `{"id":1} {"id":2}`, "invalid request"},
 		"no id":           {"updateJob", strings.Replace(updateJobBody, `"id":%d,`, ``, 1), "id"},
 		"unknown job":     {"startJob", `{"id":424242}`, ""},
 		"unknown trigger": {"triggerJob", `{"id":424242}`, ""},
