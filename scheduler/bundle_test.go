@@ -19,6 +19,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
@@ -48,6 +49,9 @@ type bundleOpts struct {
 	shareDB *testBundle
 	// failSweepChunk sets Config.FailSweepChunk.
 	failSweepChunk int
+	// alarms, when set, is the scheduler's Mailer, sending mail through the bundle's
+	// recording mailer.
+	alarms *alarm.Dispatcher
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -88,10 +92,14 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	}
 	clk := clock.NewFake(t0)
 	mailer := &recordMailer{}
+	var sendAlarms scheduler.Mailer = mailer
+	if o.alarms != nil {
+		o.alarms.Mail, sendAlarms = mailer, o.alarms
+	}
 	logs := &captureLog{}
 	log := slog.New(logs)
 	sched := scheduler.New(scheduler.Config{
-		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: mailer,
+		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: sendAlarms,
 		FailSweepChunk: o.failSweepChunk,
 	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
 	t.Cleanup(func() { sched.Stop(context.Background()) })

@@ -7,6 +7,7 @@ import (
 	"html"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
@@ -232,20 +233,78 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 	return err
 }
 
-// alarm sends the e-mail alarm of a failed log; true when every recipient got it.
-// A job without alarm_email needs no mail and counts as alarmed.
-func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) bool {
-	if strings.TrimSpace(job.AlarmEmail) == "" {
-		return true
+// AlarmChannels are the alarm channels besides mail. A Config.Mailer that implements
+// it (alarm.Dispatcher does) also posts each alarm to the channels its job's alarm
+// e-mail field names as webhook:<name>, and to the default channels.
+type AlarmChannels interface {
+	// Webhook posts one alarm to the named channel; ok is false when there is none.
+	Webhook(ctx context.Context, name string, a alarm.Alarm) (ok bool, err error)
+	// DefaultChannels are the channels every failing job is sent to.
+	DefaultChannels() []string
+	// LogURL links to a log in the console ("" for none).
+	LogURL(logID int64) string
+}
+
+// webhookPrefix marks a channel name among the addresses of a job's alarm e-mail field.
+const webhookPrefix = "webhook:"
+
+// alarmTargets splits a job's alarm e-mail field into distinct mail addresses and
+// channel names (lower case, the default channels first).
+func alarmTargets(field string, defaults []string) (mails, channels []string) {
+	channels = append(channels, defaults...)
+	for _, to := range strings.Split(field, ",") {
+		to = strings.TrimSpace(to)
+		if len(to) > len(webhookPrefix) && strings.EqualFold(to[:len(webhookPrefix)], webhookPrefix) {
+			if name := strings.ToLower(strings.TrimSpace(to[len(webhookPrefix):])); name != "" && !slices.Contains(channels, name) {
+				channels = append(channels, name)
+			}
+			continue
+		}
+		if to != "" && !slices.Contains(mails, to) {
+			mails = append(mails, to)
+		}
 	}
-	if s.cfg.Mailer == nil {
-		s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
-		return false
+	return mails, channels
+}
+
+// alarm sends the alarm of a failed log by mail and to its channels; true when every
+// recipient and every channel got it. A job that names neither (and no default
+// channel is configured) needs no alarm and counts as alarmed. A channel name nothing
+// configures is skipped with a warning and does not fail the alarm; mail without a
+// mail server does.
+func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) bool {
+	channels, _ := s.cfg.Mailer.(AlarmChannels)
+	var defaults []string
+	if channels != nil {
+		defaults = channels.DefaultChannels()
+	}
+	mails, names := alarmTargets(job.AlarmEmail, defaults)
+	if len(mails) == 0 && len(names) == 0 {
+		return true
 	}
 	group, _ := s.store.LoadGroup(ctx, job.JobGroup)
 	groupTitle := group.Title
 	if groupTitle == "" {
 		groupTitle = "null"
+	}
+	t := s.msgs.T
+	ok := true
+	if len(names) > 0 {
+		a := alarm.Alarm{JobID: job.ID, JobDesc: job.JobDesc, Group: groupTitle, LogID: l.ID,
+			TriggerCode: l.TriggerCode, TriggerMsg: l.TriggerMsg, HandleCode: l.HandleCode, HandleMsg: l.HandleMsg,
+			Type: t("jobconf_monitor_alarm_type"), Title: t("jobconf_monitor")}
+		if channels != nil {
+			a.ConsoleURL = channels.LogURL(l.ID)
+		}
+		ok = s.alarmChannels(ctx, channels, names, a, job.ID)
+	}
+	if len(mails) == 0 {
+		return ok
+	}
+	if s.cfg.Mailer == nil {
+		s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
+		s.metrics.alarm("mail", "fail")
+		return false
 	}
 	// Both messages carry executors' text (run replies, callbacks, addresses): only
 	// the admin's own line breaks and headers stay markup (alarm.MessageHTML).
@@ -256,24 +315,67 @@ func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) boo
 	if l.HandleCode > 0 && l.HandleCode != 200 {
 		content += "<br>HandleCode=" + alarm.MessageHTML(l.HandleMsg)
 	}
-	t := s.msgs.T
 	body := fmt.Sprintf(`<h5>%s</h5><table border="1" cellpadding="3" style="border-collapse:collapse; width:80%%;">`+
 		`<thead style="font-weight:bold;color:#ffffff;background-color:#ff8c00;"><tr><td width="20%%">%s</td><td width="10%%">%s</td><td width="20%%">%s</td><td width="10%%">%s</td><td width="40%%">%s</td></tr></thead>`+
 		`<tbody><tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr></tbody></table>`,
 		t("jobconf_monitor_detail"), t("jobinfo_field_jobgroup"), t("jobinfo_field_id"), t("jobinfo_field_jobdesc"),
 		t("jobconf_monitor_alarm_title"), t("jobconf_monitor_alarm_content"),
 		html.EscapeString(groupTitle), groupedInt(job.ID), html.EscapeString(job.JobDesc), t("jobconf_monitor_alarm_type"), content)
-	ok := true
-	seen := map[string]bool{}
-	for _, to := range strings.Split(job.AlarmEmail, ",") {
-		to = strings.TrimSpace(to)
-		if to == "" || seen[to] {
+	for _, to := range mails {
+		err := s.cfg.Mailer.Send(ctx, to, t("jobconf_monitor"), body)
+		switch {
+		case errors.Is(err, alarm.ErrNoMailServer):
+			s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
+			s.metrics.alarm("mail", "fail")
+			return false
+		case err != nil:
+			s.log.Error("alarm mail failed", "job_id", job.ID, "log_id", l.ID, "to", to, "err", err)
+			s.metrics.alarm("mail", "fail")
+			ok = false
+		default:
+			s.metrics.alarm("mail", "ok")
+		}
+	}
+	return ok
+}
+
+// alarmTimeout bounds the posts of one alarm to all its channels (each channel's
+// retries included), so that a slow endpoint delays the fail monitor by this at most.
+const alarmTimeout = 20 * time.Second
+
+// alarmChannels posts an alarm to the named channels at once and waits for them all;
+// true when every configured one delivered it.
+func (s *Scheduler) alarmChannels(ctx context.Context, channels AlarmChannels, names []string, a alarm.Alarm, jobID int) bool {
+	ctx, cancel := context.WithTimeout(ctx, alarmTimeout)
+	defer cancel()
+	results := make([]error, len(names))
+	known := make([]bool, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		if channels == nil {
 			continue
 		}
-		seen[to] = true
-		if err := s.cfg.Mailer.Send(ctx, to, t("jobconf_monitor"), body); err != nil {
-			s.log.Error("alarm mail failed", "job_id", job.ID, "log_id", l.ID, "to", to, "err", err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			known[i], results[i] = channels.Webhook(ctx, name, a)
+		}()
+	}
+	wg.Wait()
+	ok := true
+	for i, name := range names {
+		switch {
+		case !known[i]:
+			s.metrics.alarm("unknown", "skipped")
+			if s.metrics.firstUnknownChannel(name) {
+				s.log.Warn("alarm channel not configured, skipped", "channel", name, "job_id", jobID, "log_id", a.LogID)
+			}
+		case results[i] != nil:
+			s.metrics.alarm(name, "fail")
+			s.log.Error("alarm channel failed", "channel", name, "job_id", jobID, "log_id", a.LogID, "err", results[i])
 			ok = false
+		default:
+			s.metrics.alarm(name, "ok")
 		}
 	}
 	return ok

@@ -24,6 +24,9 @@ type metrics struct {
 	// leftOut is, by app name, how many live addresses the last registry pass left out
 	// of the group's address_list (it warns once when that begins).
 	leftOut sync.Map
+	// unknownChannels are the alarm channel names jobs listed that nothing configures
+	// (each is warned about once).
+	unknownChannels sync.Map
 
 	prom *promMetrics
 }
@@ -48,6 +51,7 @@ type promMetrics struct {
 	takeovers    prometheus.Counter
 	holdersEnded prometheus.Counter
 	state        *prometheus.GaugeVec
+	alarms       *prometheus.CounterVec
 	registered   bool
 }
 
@@ -94,6 +98,9 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 		state: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "xxl_admin_scheduler_state",
 			Help: "1 for the scan loop's current condition (scheduling, lock_wait, database_unreachable, database_locked, " +
 				"database_error, overloaded), 0 for the others."}, []string{"state"}),
+		alarms: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xxl_admin_alarms_total",
+			Help: "Alarm deliveries of the fail monitor by channel (mail, a webhook channel's name, or unknown for names " +
+				"nothing configures) and result (ok, fail, skipped)."}, []string{"channel", "result"}),
 	}
 }
 
@@ -102,7 +109,7 @@ func (s *Scheduler) Collectors() []prometheus.Collector {
 	p := s.metrics.prom
 	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
 		p.misfires, p.dbErrors, p.executors, p.leftOut, p.ringSize, p.execCall, p.takenOver, p.deferred,
-		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state}
+		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state, p.alarms}
 }
 
 func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {
@@ -136,6 +143,16 @@ func (m *metrics) misfire() {
 func (m *metrics) callback() {
 	m.callbacks.Add(1)
 	m.prom.callbacks.Inc()
+}
+
+// alarm counts one alarm delivery: channel is "mail", a channel name, or "unknown"
+// for names nothing configures; result is ok, fail or skipped.
+func (m *metrics) alarm(channel, result string) { m.prom.alarms.WithLabelValues(channel, result).Inc() }
+
+// firstUnknownChannel reports whether name is seen for the first time as unknown.
+func (m *metrics) firstUnknownChannel(name string) bool {
+	_, seen := m.unknownChannels.LoadOrStore(name, struct{}{})
+	return !seen
 }
 
 func (m *metrics) dbError(loop string) { m.prom.dbErrors.WithLabelValues(loop).Inc() }

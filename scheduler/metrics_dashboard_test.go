@@ -194,6 +194,7 @@ func scrapeMetrics(t *testing.T) scraped {
 	p.lockWait.Observe(0.001)
 	p.takenOver.Add(1)
 	p.staleFires.WithLabelValues("skipped").Add(1)
+	s.metrics.alarm("mail", "ok")
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -200,15 +200,23 @@ func withBearer(token string, next fiber.Handler) fiber.Handler {
 	}
 }
 
-// mailer sends alarm mails through spring.mail.host; nil (e-mail alarms off) when no
-// host is configured.
+// mailer sends alarm mails through spring.mail.host (none when no host is configured)
+// and posts alarms to the webhook channels of xxl.admin.alarm.*; nil (alarms off, as
+// before channels existed) when neither is configured.
 func mailer(cfg *config.Config) scheduler.Mailer {
-	if cfg.Mail.Host == "" {
+	d := &alarm.Dispatcher{Webhooks: map[string]*alarm.Webhook{}, Defaults: cfg.Alarm.DefaultChannels, Console: cfg.ConsoleURL}
+	for _, w := range cfg.Alarm.Webhooks {
+		d.Webhooks[w.Name] = &alarm.Webhook{Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret}
+	}
+	if cfg.Mail.Host != "" {
+		d.Mail = &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
+			From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
+			StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
+	}
+	if d.Mail == nil && len(d.Webhooks) == 0 {
 		return nil
 	}
-	return &alarm.SMTP{Host: cfg.Mail.Host, Port: cfg.Mail.Port, Username: cfg.Mail.Username, Password: cfg.Mail.Password,
-		From: cfg.Mail.From, FromName: i18n.For(cfg.I18n).T("admin_name_full"), Auth: cfg.Mail.Auth,
-		StartTLS: cfg.Mail.StartTLS, StartTLSRequired: cfg.Mail.StartTLSRequired, ImplicitTLS: cfg.Mail.ImplicitTLS}
+	return d
 }
 
 // healthHandler answers /actuator/health as Spring Boot's actuator does: HTTP 200 with
