@@ -69,3 +69,17 @@ func TestSecurityBanner(t *testing.T) {
 	b.db.Exec(t, "UPDATE xxl_job_user SET password = SHA2('other-pass', 256) WHERE username = 'admin'")
 	require.NotContains(t, b.get(t, "/jobinfo", admin).body, "security-banner")
 }
+
+// The job form names the configured alarm channels as the entries that select them.
+func TestJobFormOffersAlarmChannels(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, i18n.En, schema.Layout34, ui.Deps{AlarmChannels: []string{"ops", "ding<x>"}})
+	admin := b.login(t, "admin", "123456")
+	p := b.get(t, "/jobinfo", admin)
+	has(t, p, `<small class="hint" id="alarm-channels">Channels, listed like addresses: <code>webhook:ops</code>, <code>webhook:ding&lt;x&gt;</code></small>`, "hint")
+	tc := b.get(t, "/jobinfo", admin, &http.Cookie{Name: ui.LangCookie, Value: "zh_TC"})
+	has(t, tc, "警報頻道", "hint")
+
+	none := setupWith(t, i18n.En, schema.Layout34, ui.Deps{})
+	require.NotContains(t, none.get(t, "/jobinfo", none.login(t, "admin", "123456")).body, "alarm-channels")
+}

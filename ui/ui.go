@@ -56,6 +56,9 @@ type Deps struct {
 	// WeakAccessToken is true when xxl.job.accessToken is empty or the public
 	// "default_token": administrators then see a warning on every page.
 	WeakAccessToken bool
+	// AlarmChannels are the names of the configured alarm channels
+	// (xxl.admin.alarm.webhook.<name>.*), offered in the job form as webhook:<name>.
+	AlarmChannels []string
 }
 
 // LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en").
@@ -265,6 +268,15 @@ func (p *page) Num(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// AlarmChannels are the job form's alarm channel entries, webhook:<name>.
+func (p *page) AlarmChannels() []string {
+	out := make([]string, 0, len(p.u.AlarmChannels))
+	for _, n := range p.u.AlarmChannels {
+		out = append(out, "webhook:"+n)
+	}
+	return out
 }
 
 // Nav reports whether a menu entry is the current page.

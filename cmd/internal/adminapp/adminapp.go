@@ -151,7 +151,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	if err := mgr.PrepareSessions(ctx); err != nil {
 		log.Warn("login sessions: database not reachable at start; deciding at the first sign-in", "err", err)
 	}
-	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken})
+	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken,
+		AlarmChannels: alarmChannelNames(cfg)})
 	if err != nil {
 		return nil, err
 	}
@@ -342,4 +343,13 @@ func (a *Admin) Stop() {
 		_ = a.Management.ShutdownWithTimeout(time.Second)
 	}
 	a.log.Info("stopped")
+}
+
+// alarmChannelNames are the configured alarm channels' names, for the job form.
+func alarmChannelNames(cfg *config.Config) []string {
+	names := make([]string, 0, len(cfg.Alarm.Webhooks))
+	for _, w := range cfg.Alarm.Webhooks {
+		names = append(names, w.Name)
+	}
+	return names
 }
