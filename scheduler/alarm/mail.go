@@ -1,5 +1,6 @@
-// Package alarm sends the fail monitor's alarm mails over SMTP, configured with the
-// `spring.mail.*` keys the Java admin's users already have.
+// Package alarm sends the fail monitor's alarms: mails over SMTP, configured with the
+// `spring.mail.*` keys the Java admin's users already have, and posts to named webhook
+// channels (generic JSON, DingTalk, Feishu, WeCom, Slack), retried in one place.
 package alarm
 
 import (

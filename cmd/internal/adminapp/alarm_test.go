@@ -35,4 +35,7 @@ func TestMailerWiresChannelsAndMail(t *testing.T) {
 	d = mailer(cfg).(*alarm.Dispatcher)
 	require.IsType(t, &alarm.SMTP{}, d.Mail, "the upstream default host")
 	require.Empty(t, d.Webhooks)
+
+	// The configuration accepts exactly the kinds the sender knows.
+	require.Equal(t, alarm.Kinds, config.WebhookKinds)
 }
