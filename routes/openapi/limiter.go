@@ -14,6 +14,9 @@ type Limiter interface {
 // maxWait is how long a call waits for a permit before it is refused, as HEAD.
 const maxWait = time.Second
 
+// burst is how much idle time refills: one second's worth of permits.
+const burst = time.Second
+
 // rateLimiter hands out perSecond permits a second, evenly spaced, with a burst of one
 // second's worth; a call that would wait more than maxWait is refused at once.
 // HEAD's warm-up (a slower start after idling) is left out: it only refuses more.
@@ -21,7 +24,6 @@ type rateLimiter struct {
 	mu       sync.Mutex
 	interval time.Duration
 	next     time.Time // when the permit after the burst is free
-	burst    time.Duration
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) bool
 }
@@ -31,7 +33,7 @@ func NewLimiter(perSecond int) Limiter {
 	if perSecond < 1 {
 		perSecond = 1
 	}
-	return &rateLimiter{interval: time.Second / time.Duration(perSecond), burst: time.Second,
+	return &rateLimiter{interval: time.Second / time.Duration(perSecond),
 		now: time.Now, sleep: sleepCtx}
 }
 
@@ -39,7 +41,7 @@ func NewLimiter(perSecond int) Limiter {
 func (l *rateLimiter) Wait(ctx context.Context) bool {
 	l.mu.Lock()
 	now := l.now()
-	if earliest := now.Add(-l.burst); l.next.Before(earliest) {
+	if earliest := now.Add(-burst); l.next.Before(earliest) {
 		l.next = earliest // idle time refills at most one second's worth
 	}
 	wait := l.next.Sub(now)
