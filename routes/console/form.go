@@ -122,21 +122,21 @@ func readCapped(c *fiber.Ctx, limit int) ([]byte, error) {
 // notUTF8 names the first parameter (in name order) whose name or a value is not valid
 // UTF-8, as it can be shown.
 func (f form) notUTF8() (string, bool) {
-	names := make([]string, 0, len(f))
-	for k := range f {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	// Every call reads this; the names are sorted only when one is bad.
+	var bad []string
+	for k, vs := range f {
 		ok := utf8.ValidString(k)
-		for _, v := range f[k] {
+		for _, v := range vs {
 			ok = ok && utf8.ValidString(v)
 		}
 		if !ok {
-			return strings.ToValidUTF8(k, "\ufffd"), true
+			bad = append(bad, k)
 		}
 	}
-	return "", false
+	if len(bad) == 0 {
+		return "", false
+	}
+	return strings.ToValidUTF8(slices.Min(bad), "\ufffd"), true
 }
 
 // has reports whether a parameter was sent (even empty).
