@@ -162,6 +162,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
 		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
 	mgmt := app
+	health := healthHandler(sched, o.DB)
 	switch {
 	case cfg.Management.Off():
 		return a, nil // management.server.port=-1: Spring serves no endpoint over HTTP
@@ -172,9 +173,9 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		a.mgmtAddr = net.JoinHostPort(cfg.Management.Address, strconv.Itoa(cfg.Management.Port))
 		// Spring's management server has no context path; under it too, for probes
 		// and scrapers written for the main port.
-		mgmt.Get("/actuator/health", healthHandler(sched, o.DB))
+		mgmt.Get("/actuator/health", health)
 	}
-	mgmt.Get(cfg.ContextPath+"/actuator/health", healthHandler(sched, o.DB))
+	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
 	metrics := withBearer(cfg.MetricsToken, metricsHandler(sched))
 	mgmt.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
