@@ -102,3 +102,15 @@ func (s *Scheduler) chainRefusal(chain []int, child int, args []string) string {
 	}
 	return ""
 }
+
+// ChildIDs are the ids of a child_jobid list that the scheduler triggers (childID:
+// digits only, above 0), in list order.
+func ChildIDs(list string) []int {
+	var out []int
+	for _, raw := range strings.Split(list, ",") {
+		if id, ok := childID(raw); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -221,7 +221,7 @@ const maxChildWalk = 10000
 // this save's business. The scheduler stops loops at run time too
 // (scheduler/chain.go), but only after one round.
 func (s *Service) checkChildLoop(ctx context.Context, id int, children string) error {
-	lists := map[int][]int{id: childIDs(children)}
+	lists := map[int][]int{id: scheduler.ChildIDs(children)}
 	edges := func(job int) ([]int, error) {
 		if l, ok := lists[job]; ok {
 			return l, nil
@@ -233,7 +233,7 @@ func (s *Service) checkChildLoop(ctx context.Context, id int, children string) e
 		if err != nil && !errors.Is(err, schema.ErrNotFound) {
 			return nil, err
 		}
-		lists[job] = childIDs(j.ChildJobID) // a missing job has none
+		lists[job] = scheduler.ChildIDs(j.ChildJobID) // a missing job has none
 		return lists[job], nil
 	}
 	// Depth-first from id: a child met again while still on the path closes a loop.
@@ -279,21 +279,6 @@ func (s *Service) checkChildLoop(ctx context.Context, id int, children string) e
 		text[i] = strconv.Itoa(j)
 	}
 	return s.fail(Invalid, "console_child_loop", strings.Join(text, " → "))
-}
-
-// childIDs are the ids of a child_jobid list that the scheduler triggers (digits only,
-// above 0).
-func childIDs(list string) []int {
-	var out []int
-	for _, item := range strings.Split(list, ",") {
-		if item == "" || strings.Trim(item, "0123456789") != "" {
-			continue
-		}
-		if id, err := strconv.Atoi(item); err == nil && id > 0 {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // paramMax is the size of executor_param: varchar(512) on 2.x, TEXT from 3.4.
