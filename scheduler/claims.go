@@ -487,20 +487,18 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 	// Catching up: sent in a later wall-clock second than the one it was due in.
 	endOfSecond := nowMs - nowMs%1000 + 1000
 	catchUp := func(it ringItem) bool { return due(it) < endOfSecond-1000 }
-	byJob := map[int]int{} // job → how many fires in the batch
-	var behind []int       // jobs with a late or catching-up fire
-	inBatch := map[int64]bool{}
+	byJob := make(map[int]int, len(items)) // job → how many fires in the batch
+	var behind []int                       // jobs with a late or catching-up fire
 	oldest := nowMs
 	for _, it := range items {
 		byJob[it.JobID]++
-		inBatch[it.LogID] = true
 		if catchUp(it) {
 			behind = append(behind, it.JobID)
 			oldest = min(oldest, it.FireMs)
 		}
 	}
 	if len(behind) == 0 && len(byJob) == len(items) {
-		return items, nil, nil
+		return items, nil, nil // the usual tick: every fire on time, one per job
 	}
 	// Read afresh (the scan moves trigger_*_time without touching update_time): the
 	// jobs' strategies and next fire times, then the fires handed out since the oldest
@@ -508,7 +506,12 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 	// row and that fire's log row together.
 	var jobs map[int]schema.Job
 	var later map[int][]schema.LogTime
+	var inBatch map[int64]bool
 	if len(behind) > 0 {
+		inBatch = make(map[int64]bool, len(items))
+		for _, it := range items {
+			inBatch[it.LogID] = true
+		}
 		if jobs, err = s.store.LoadJobs(ctx, behind); err != nil {
 			return nil, items, err
 		}

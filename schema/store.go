@@ -189,13 +189,23 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	return runTx(ctx, tx, fn)
+}
+
+// ErrCommit marks a failed COMMIT: when the connection broke, the server may have
+// committed all the same.
+var ErrCommit = errors.New("commit")
+
+// runTx runs fn in tx, carried by the context given to fn: it rolls back when fn fails,
+// commits otherwise, and then runs the functions fn registered for after the commit.
+func runTx(ctx context.Context, tx *sql.Tx, fn func(ctx context.Context) error) error {
 	hooks := &txHooks{}
 	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, hooks)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("%w: %w", ErrCommit, err)
 	}
 	hooks.mu.Lock()
 	defer hooks.mu.Unlock()

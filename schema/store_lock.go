@@ -147,27 +147,12 @@ func (s *Store) InScanTx(ctx context.Context, onConn func(connID int64), fn func
 	if onConn != nil {
 		onConn(s.scan.id)
 	}
-	hooks := &txHooks{}
-	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txHooksKey{}, hooks)); err != nil {
-		_ = tx.Rollback()
+	if err := runTx(ctx, tx, fn); err != nil {
 		s.dropScanConnLocked()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		s.dropScanConnLocked()
-		return fmt.Errorf("%w: %w", ErrCommit, err)
-	}
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	for _, h := range hooks.fns {
-		h()
-	}
 	return nil
 }
-
-// ErrCommit marks a failed COMMIT: when the connection broke, the server may have
-// committed all the same.
-var ErrCommit = errors.New("commit")
 
 // LockWait says what a connection of this server is waiting for.
 type LockWait struct {
@@ -316,12 +301,8 @@ func Classify(err error) Fault {
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sql.ErrConnDone) {
 		return FaultUnreachable
 	}
-	var ne net.Error
+	var ne net.Error // *net.OpError among them
 	if errors.As(err, &ne) {
-		return FaultUnreachable
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
 		return FaultUnreachable
 	}
 	msg := err.Error()
