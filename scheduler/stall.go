@@ -165,10 +165,10 @@ type Health struct {
 	// by another transaction), or no scan has committed for scanStallAfter.
 	Up bool
 	// Condition is the scan loop's condition (the ring's when only the ring is
-	// stalled); Since when it holds, Detail what is known about it.
+	// stalled) and Since when it holds. What is known about it (a lock holder) goes to
+	// the log, not here: the health endpoint needs no login.
 	Condition Condition
 	Since     time.Time
-	Detail    string
 	// LastScan is when a scan last committed (zero before the first).
 	LastScan time.Time
 	// PendingWrites are trigger outcomes and callback results waiting for the database.
@@ -182,24 +182,18 @@ const scanStallAfter = 15 * time.Second
 
 // Health reports whether this admin is scheduling, and if not, why.
 func (s *Scheduler) Health() Health {
-	c, since, detail := s.scanCond.current()
+	c, since, _ := s.scanCond.current()
 	if !c.stalled() {
-		if rc, rsince, rdetail := s.ringCond.current(); rc.stalled() {
-			c, since, detail = rc, rsince, rdetail
+		if rc, rsince, _ := s.ringCond.current(); rc.stalled() {
+			c, since = rc, rsince
 		}
 	}
-	h := Health{Condition: c, Since: since, Detail: detail, PendingWrites: s.unwrittenCount()}
+	h := Health{Condition: c, Since: since, PendingWrites: s.unwrittenCount()}
+	quiet := time.Since(time.Unix(0, s.startedAt.Load()))
 	if ns := s.lastScanOK.Load(); ns > 0 {
 		h.LastScan = time.Unix(0, ns)
-	}
-	started := time.Unix(0, s.startedAt.Load())
-	quiet := time.Since(h.LastScan)
-	if h.LastScan.IsZero() {
-		quiet = time.Since(started)
+		quiet = time.Since(h.LastScan)
 	}
 	h.Up = !c.stalled() && quiet < scanStallAfter
-	if !c.stalled() && !h.Up {
-		h.Detail = "no scan committed for " + quiet.Round(time.Second).String()
-	}
 	return h
 }
