@@ -352,6 +352,14 @@ func (s *Service) checkSession(ctx context.Context, st sessionStore, secret stri
 	return x, u, true, nil
 }
 
+// dropSession deletes the row of a session found ended; a failure is only logged (the
+// row admits nobody any more).
+func (s *Service) dropSession(ctx context.Context, st sessionStore, id string) {
+	if err := st.remove(ctx, id); err != nil {
+		s.log.Warn("ended login session not deleted", "err", err)
+	}
+}
+
 // NewIdentity starts a 2.x login session (POST /login) and returns the
 // XXL_JOB_LOGIN_IDENTITY value and how long the cookie may be kept (0: until the
 // browser closes). A user may hold many such sessions.
@@ -387,9 +395,7 @@ func (s *Service) ByIdentity(ctx context.Context, value string) (Principal, erro
 	}
 	if !ok {
 		if x.ID != "" && x.Kind == schema.SessionKindIdentity {
-			if err := st.remove(ctx, x.ID); err != nil {
-				s.log.Warn("ended login session not deleted", "err", err)
-			}
+			s.dropSession(ctx, st, x.ID)
 		}
 		return Principal{}, s.fail(Unauthenticated, "console_not_login")
 	}
@@ -496,9 +502,7 @@ func (s *Service) ByToken(ctx context.Context, value string) (Principal, error) 
 		}
 		if !ok || u.ID != id {
 			if x.ID != "" && x.Kind == schema.SessionKindToken && x.UserID == id {
-				if err := st.remove(ctx, x.ID); err != nil {
-					s.log.Warn("ended login session not deleted", "err", err)
-				}
+				s.dropSession(ctx, st, x.ID)
 			}
 			return Principal{}, s.fail(Unauthenticated, "console_not_login")
 		}
@@ -531,9 +535,7 @@ func (s *Service) ByToken(ctx context.Context, value string) (Principal, error) 
 	if err := s.store.ClearUserToken(ctx, u.ID, sig); err != nil {
 		return Principal{}, err
 	}
-	if err := st.remove(ctx, x.ID); err != nil {
-		s.log.Warn("ended login session not deleted", "err", err)
-	}
+	s.dropSession(ctx, st, x.ID)
 	return Principal{}, s.fail(Unauthenticated, "console_not_login")
 }
 
