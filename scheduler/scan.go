@@ -97,7 +97,7 @@ func (s *Scheduler) scanFailed(err error) time.Duration {
 	if c != LockWait {
 		s.markStall()
 	}
-	if c == LockWait && le != nil {
+	if c == LockWait { // only a lockError shows LockWait (conditionOf)
 		s.endStaleHolder(le.wait.Holder)
 		return 0
 	}
