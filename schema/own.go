@@ -26,9 +26,10 @@ type OwnTable struct {
 	Name string
 	// Purpose says what the table is for, in a few words (printed by check and upgrade).
 	Purpose string
-	// MySQL and SQLite are the creation scripts of each dialect: CREATE TABLE and any
-	// CREATE INDEX statements, each ending with a semicolon at the end of a line.
-	MySQL, SQLite string
+	// MySQL, SQLite and PostgreSQL are the creation scripts of each dialect: CREATE
+	// TABLE and any CREATE INDEX statements, each ending with a semicolon at the end of
+	// a line.
+	MySQL, SQLite, PostgreSQL string
 }
 
 // OwnIndex is an index this admin adds to a table (upstream's or its own).

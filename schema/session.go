@@ -49,6 +49,19 @@ CREATE INDEX IF NOT EXISTS xxl_admin_session_i_user ON xxl_admin_session (user_i
 CREATE INDEX IF NOT EXISTS xxl_admin_session_i_expire ON xxl_admin_session (expire_time);
 `
 
+// SessionTablePostgreSQL is the creation script of the session table on PostgreSQL.
+const SessionTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_session (
+  id CHAR(64) NOT NULL PRIMARY KEY,
+  user_id INTEGER NOT NULL,
+  kind SMALLINT NOT NULL,
+  user_mark CHAR(32) NOT NULL,
+  create_time BIGINT NOT NULL,
+  expire_time BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS xxl_admin_session_i_user ON xxl_admin_session (user_id, kind, create_time);
+CREATE INDEX IF NOT EXISTS xxl_admin_session_i_expire ON xxl_admin_session (expire_time);
+`
+
 // Session is one row of xxl_admin_session.
 type Session struct {
 	// ID is the lowercase hex SHA-256 of the secret the client holds.
@@ -64,10 +77,11 @@ type Session struct {
 // sessionOwnTable registers xxl_admin_session with schema init, upgrade and check
 // (OwnTables).
 var sessionOwnTable = OwnTable{
-	Name:    SessionTable,
-	Purpose: "console login sessions: cookies and tokens that expire and end on logout and password change",
-	MySQL:   SessionTableMySQL,
-	SQLite:  SessionTableSQLite,
+	Name:       SessionTable,
+	Purpose:    "console login sessions: cookies and tokens that expire and end on logout and password change",
+	MySQL:      SessionTableMySQL,
+	SQLite:     SessionTableSQLite,
+	PostgreSQL: SessionTablePostgreSQL,
 }
 
 // HasSessionTable reports whether the database has xxl_admin_session.
