@@ -16,7 +16,7 @@ import (
 // created by upstream's scripts, and Check reports the missing ones as advice.
 //
 // This file is the single list of them. A feature that needs a table of its own adds an
-// OwnTable to OwnTables (with the DDL of both dialects) and an index an OwnIndex to
+// OwnTable to OwnTables (with the DDL of every dialect) and an index an OwnIndex to
 // OwnIndexes; init, upgrade and check then handle it, and its tests get it from
 // schematest like every other table.
 
