@@ -32,6 +32,8 @@ type Result struct {
 	Ratios   *Ratios        `json:"ratios_ours_to_limit,omitempty"`
 	Startup  *Startup       `json:"startup,omitempty"`
 	Console  *ConsoleResult `json:"console,omitempty"`
+	Capacity *Capacity      `json:"capacity,omitempty"`
+	Cluster  *ClusterResult `json:"partitioned,omitempty"`
 	AdminLog []LogLine      `json:"admin_log,omitempty"`
 }
 
@@ -116,39 +118,24 @@ func bench(ctx context.Context, o options) error {
 	default:
 		return fmt.Errorf("-mix %q: want cron, fixrate or both", o.Mix)
 	}
+	if o.PrivateServer {
+		p, err := startPrivateServer(ctx, o.ServerArgs)
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		server = p.config()
+	}
 	res := &Result{Tool: "xxl-admin-bench", Started: time.Now().Format(time.RFC3339), Options: o}
 	res.Host.CPUs, res.Host.GoVersion, res.Host.LoadBefore = runtime.NumCPU(), runtime.Version(), loadAvg()
 
-	fmt.Fprintf(os.Stderr, "creating database %s and seeding %d jobs\n", o.DB, o.Jobs)
-	b, err := createDB(ctx, server, o.DB)
-	if err != nil {
-		return err
-	}
-	defer b.db.Close()
-	defer func() {
-		if !o.KeepDB {
-			if err := b.drop(context.Background()); err != nil {
-				fmt.Fprintln(os.Stderr, "drop database:", err)
-			}
-		}
-	}()
-	_ = b.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&res.Host.DBVersion)
-	res.Host.DBVars = b.variables(ctx, "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_buffer_pool_size",
-		"innodb_autoinc_lock_mode", "max_connections", "thread_handling", "time_zone")
-	dbPID := b.serverPID(ctx)
-	res.Host.DBLocal = dbPID > 0
-
 	switch o.Measure {
-	case "throughput":
-		err = throughput(ctx, o, server, b, dbPID, res)
-	case "startup":
-		err = startup(ctx, o, server, b, res)
-	case "limit":
-		err = limitOnly(ctx, o, b, dbPID, res)
-	case "console":
-		err = consoleMeasure(ctx, o, server, b, res) // console.go
+	case "capacity":
+		err = capacity(ctx, o, server, res) // capacity.go
+	case "partitioned":
+		err = partitioned(ctx, o, server, res) // partitioned.go
 	default:
-		err = fmt.Errorf("-measure %q: want throughput, startup, limit or console", o.Measure)
+		err = measureOnce(ctx, o, server, res)
 	}
 	res.Host.LoadAfter = loadAvg()
 	if err != nil {
@@ -163,6 +150,51 @@ func bench(ctx context.Context, o options) error {
 		fmt.Fprintln(os.Stderr, "wrote", o.Out)
 	}
 	return nil
+}
+
+// openBenchDB creates the benchmark database and records the server's description in
+// res. It returns the database, the server's process id (0 when its CPU cannot be
+// read) and how to drop the database (unless -keep-db).
+func openBenchDB(ctx context.Context, o options, server *mysql.Config, res *Result) (*benchDB, int, func(), error) {
+	fmt.Fprintf(os.Stderr, "creating database %s and seeding %d jobs\n", o.DB, o.Jobs)
+	b, err := createDB(ctx, server, o.DB)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	done := func() {
+		if !o.KeepDB {
+			if err := b.drop(context.Background()); err != nil {
+				fmt.Fprintln(os.Stderr, "drop database:", err)
+			}
+		}
+		b.db.Close()
+	}
+	_ = b.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&res.Host.DBVersion)
+	res.Host.DBVars = b.variables(ctx, "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_buffer_pool_size",
+		"innodb_autoinc_lock_mode", "max_connections", "thread_handling", "time_zone")
+	dbPID := b.serverPID(ctx)
+	res.Host.DBLocal = dbPID > 0
+	return b, dbPID, done, nil
+}
+
+// measureOnce runs one measurement on a fresh database.
+func measureOnce(ctx context.Context, o options, server *mysql.Config, res *Result) error {
+	b, dbPID, done, err := openBenchDB(ctx, o, server, res)
+	if err != nil {
+		return err
+	}
+	defer done()
+	switch o.Measure {
+	case "throughput":
+		return throughput(ctx, o, server, b, dbPID, res)
+	case "startup":
+		return startup(ctx, o, server, b, res)
+	case "limit":
+		return limitOnly(ctx, o, b, dbPID, res)
+	case "console":
+		return consoleMeasure(ctx, o, server, b, res) // console.go
+	}
+	return fmt.Errorf("-measure %q: want throughput, capacity, partitioned, startup, limit or console", o.Measure)
 }
 
 // freePort picks a free loopback port for a server that starts later.
@@ -205,31 +237,10 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 		}
 	}()
 
-	// Group g lists the executors i with i % groups == g (or executor g % count when
-	// there are more groups than executors).
 	addrs := ex.Addresses()
-	lists := make([]string, o.Groups)
-	for g := range lists {
-		var l []string
-		for i := g; i < len(addrs); i += o.Groups {
-			l = append(l, addrs[i])
-		}
-		if len(l) == 0 {
-			l = []string{addrs[g%len(addrs)]}
-		}
-		lists[g] = joinComma(l)
-	}
-	groups, err := b.seedGroups(ctx, lists, false, func(i int) string { return "bench-" + strconv.Itoa(i) })
+	jobIDs, groupOf, err := seedRun(ctx, o, b, addrs)
 	if err != nil {
 		return err
-	}
-	jobIDs, err := b.seedJobs(ctx, o.Jobs, groups, o.Mix, o.Route)
-	if err != nil {
-		return err
-	}
-	groupOf := map[int]int{}
-	for i, id := range jobIDs {
-		groupOf[id] = groups[i%len(groups)]
 	}
 
 	// Other clients of the server count in the global counters; measure their rate.
@@ -324,7 +335,7 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	if err := b.freezeJobs(ctx); err != nil {
 		return err
 	}
-	drained, err := b.waitIdle(ctx, a, we.Add(scheduler.PreReadMs*time.Millisecond+time.Second), o.DrainTimeout+o.CallbackDelay)
+	drained, err := b.waitIdle(ctx, a.idle, we.Add(scheduler.PreReadMs*time.Millisecond+time.Second), o.DrainTimeout+o.CallbackDelay)
 	if err != nil {
 		return err
 	}
@@ -413,6 +424,49 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 		res.Ratios = r
 	}
 	return nil
+}
+
+// seedRun seeds the groups over the executors' addresses and the jobs of a run (and
+// -sparse, -no-scan-index); it returns the jobs' ids and the group of each.
+func seedRun(ctx context.Context, o options, b *benchDB, addrs []string) ([]int, map[int]int, error) {
+	// Group g lists the executors i with i % groups == g (or executor g % count when
+	// there are more groups than executors).
+	lists := make([]string, o.Groups)
+	for g := range lists {
+		var l []string
+		for i := g; i < len(addrs); i += o.Groups {
+			l = append(l, addrs[i])
+		}
+		if len(l) == 0 {
+			l = []string{addrs[g%len(addrs)]}
+		}
+		lists[g] = joinComma(l)
+	}
+	groups, err := b.seedGroups(ctx, lists, false, func(i int) string { return "bench-" + strconv.Itoa(i) })
+	if err != nil {
+		return nil, nil, err
+	}
+	jobIDs, err := b.seedJobs(ctx, o.Jobs, groups, o.Mix, o.Route)
+	if err != nil {
+		return nil, nil, err
+	}
+	groupOf := map[int]int{}
+	for i, id := range jobIDs {
+		groupOf[id] = groups[i%len(groups)]
+	}
+	if o.Sparse > 0 {
+		fmt.Fprintf(os.Stderr, "seeding %d jobs due tomorrow\n", o.Sparse)
+		if err := b.seedSparse(ctx, o.Sparse, groups[0]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if o.NoScanIndex {
+		if err := b.dropScanIndex(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	return jobIDs, groupOf, nil
 }
 
 func runLimit(ctx context.Context, o options, b *benchDB, jobIDs []int, groupOf map[int]int, addrs []string, msgLen, dbPID int) (*LimitResult, error) {
@@ -513,6 +567,12 @@ func joinFires(rows []logRow, receipts []Receipt) ([]Fire, int64) {
 func printResult(w io.Writer, r *Result) {
 	if r.Console != nil {
 		printConsole(w, r)
+	}
+	if r.Capacity != nil {
+		printCapacity(w, r)
+	}
+	if r.Cluster != nil {
+		printCluster(w, r)
 	}
 	if r.Run != nil {
 		x := r.Run

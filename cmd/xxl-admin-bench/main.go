@@ -53,6 +53,14 @@ type options struct {
 	CPUProfile      string        `json:"-"`
 	MemProfile      string        `json:"-"`
 	KeepDB          bool          `json:"keep_db"`
+	PrivateServer   bool          `json:"private_mariadbd"`
+	ServerArgs      []string      `json:"mariadbd_args,omitempty"`
+	Sparse          int           `json:"sparse_jobs,omitempty"`
+	NoScanIndex     bool          `json:"without_scan_index,omitempty"`
+	Probe           time.Duration `json:"probe_ns,omitempty"`
+	CapacityFrom    int           `json:"capacity_from,omitempty"`
+	CapacityStep    float64       `json:"capacity_resolution,omitempty"`
+	Admins          int           `json:"admins,omitempty"`
 }
 
 type multiFlag []string
@@ -64,12 +72,12 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs := flag.NewFlagSet("xxl-admin-bench", flag.ContinueOnError)
 	var o options
 	var role, spec string
-	var adminArgs multiFlag
+	var adminArgs, serverArgs multiFlag
 	dsn := os.Getenv("XXL_BENCH_DSN")
 	if dsn == "" {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
-	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
 	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
 	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
@@ -101,12 +109,20 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the measured window to this file")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the measured window to this file")
 	fs.BoolVar(&o.KeepDB, "keep-db", false, "keep the database afterwards (it is dropped by default)")
+	fs.BoolVar(&o.PrivateServer, "mariadbd", false, "start a private MariaDB server (mariadb-install-db and mariadbd, a temporary directory, a free port) and measure on it instead of -dsn: its CPU is then this run's alone")
+	fs.Var(&serverArgs, "mariadbd-arg", "extra option of the private server, e.g. -mariadbd-arg=--innodb-buffer-pool-size=1G (repeatable)")
+	fs.IntVar(&o.Sparse, "sparse", 0, "throughput: also seed this many running jobs due tomorrow (CRON once a day), which the scan must not read")
+	fs.BoolVar(&o.NoScanIndex, "no-scan-index", false, "throughput: drop the admin's scan index after seeding (as on a database made by upstream's script)")
+	fs.DurationVar(&o.Probe, "probe", 20*time.Second, "capacity: measured time of each search probe (the confirming run lasts -duration)")
+	fs.IntVar(&o.CapacityFrom, "capacity-from", 4000, "capacity: first rate probed, jobs due every second")
+	fs.Float64Var(&o.CapacityStep, "capacity-resolution", 0.05, "capacity: stop bisecting when the bracket is narrower than this fraction of its lower end")
+	fs.IntVar(&o.Admins, "admins", 3, "partitioned: admin processes sharing the jobs")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")
 	if err := fs.Parse(args); err != nil {
 		return o, "", "", nil, err
 	}
-	o.AdminArgs = adminArgs
+	o.AdminArgs, o.ServerArgs = adminArgs, serverArgs
 	if o.Measure == "console" {
 		jobsSet := false
 		fs.Visit(func(f *flag.Flag) { jobsSet = jobsSet || f.Name == "jobs" })
