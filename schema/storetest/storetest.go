@@ -39,6 +39,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("User", func(t *testing.T) { t.Parallel(); runUsers(t, setup) })
 	t.Run("Glue", func(t *testing.T) { t.Parallel(); runGlue(t, setup) })
 	t.Run("Session", func(t *testing.T) { t.Parallel(); runSessions(t, setup) })
+	t.Run("Lease", func(t *testing.T) { t.Parallel(); runLeases(t, setup) })
 }
 
 type testBundle struct {
