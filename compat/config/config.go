@@ -83,6 +83,8 @@ type Config struct {
 	ConsoleURL string
 	// Alarm is the alarm channels besides mail, from xxl.admin.alarm.*.
 	Alarm Alarm
+	// Auth is sign-in besides the local users, from xxl.admin.auth.*.
+	Auth Auth
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -798,6 +800,7 @@ func (l *loader) build() *Config {
 	m.SocketFactoryClass = strings.TrimSpace(l.str("spring.mail.properties.mail.smtp.socketFactory.class"))
 	m.ImplicitTLS = sslEnable || protocol == "smtps" || strings.HasSuffix(m.SocketFactoryClass, "SSLSocketFactory")
 	l.alarm(c)
+	l.auth(c)
 	return c
 }
 

@@ -71,6 +71,26 @@ var specs = []spec{
 	// webhookPrefix).
 	{"xxl.admin.console-url", ""},
 	{"xxl.admin.alarm.default-channels", ""},
+	// Ours: sign-in besides the local users (see auth.go); the group mappings are
+	// keys of their own under groupPermissionPrefixes.
+	{"xxl.admin.auth.local.enabled", "true"},
+	{"xxl.admin.auth.ldap.url", ""},
+	{"xxl.admin.auth.ldap.start-tls", "true"},
+	{"xxl.admin.auth.ldap.ca-file", ""},
+	{"xxl.admin.auth.ldap.bind-dn", ""},
+	{"xxl.admin.auth.ldap.bind-password", ""},
+	{"xxl.admin.auth.ldap.user-search-base", ""},
+	{"xxl.admin.auth.ldap.user-filter", "(uid={0})"},
+	{"xxl.admin.auth.ldap.admin-group-dn", ""},
+	{"xxl.admin.auth.oidc.name", ""},
+	{"xxl.admin.auth.oidc.issuer-url", ""},
+	{"xxl.admin.auth.oidc.client-id", ""},
+	{"xxl.admin.auth.oidc.client-secret", ""},
+	{"xxl.admin.auth.oidc.redirect-url", ""},
+	{"xxl.admin.auth.oidc.scopes", "openid,profile"},
+	{"xxl.admin.auth.oidc.username-claim", "preferred_username"},
+	{"xxl.admin.auth.oidc.groups-claim", ""},
+	{"xxl.admin.auth.oidc.admin-groups", ""},
 }
 
 // webhookPrefix starts the keys of named alarm channels,
@@ -180,7 +200,8 @@ const (
 	classIgnored
 	classUnsupported
 	classUnknown
-	// classChannel is a key of a named alarm channel (webhookPrefix), kept as spelt.
+	// classChannel is a key of a named alarm channel (webhookPrefix) or a group
+	// mapping (groupPermissionPrefixes), kept as spelt.
 	classChannel
 )
 
@@ -200,6 +221,11 @@ func classify(key string) (keyClass, string) {
 	}
 	if strings.HasPrefix(c, canonical(webhookPrefix)) {
 		return classChannel, ""
+	}
+	for _, p := range groupPermissionPrefixes {
+		if strings.HasPrefix(c, canonical(p)) {
+			return classChannel, ""
+		}
 	}
 	for entry, why := range unsupported {
 		if matchesEntry(c, entry) {

@@ -130,7 +130,25 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 	if err != nil && !errors.Is(err, schema.ErrNotFound) {
 		return schema.User{}, err
 	}
-	if err != nil || !VerifyPassword(u.Password, password) {
+	// A user with a local password signs in with it; the directory is asked about
+	// the others only, so that it cannot take a local account over.
+	if (err != nil || !localPassword(u.Password)) && s.ldap != nil {
+		id, lerr := s.ldap.Authenticate(ctx, username, password)
+		switch {
+		case lerr == nil:
+			u, err := s.provision(ctx, id, s.ldap.Mapping())
+			if err != nil {
+				return schema.User{}, err
+			}
+			s.limit.reset(keys[0].key)
+			return u, nil
+		case !errors.Is(lerr, ErrBadCredentials):
+			s.log.Error("LDAP sign-in failed", "user", username, "err", lerr)
+			return schema.User{}, s.fail(Invalid, "console_login_directory")
+		}
+		err = schema.ErrNotFound
+	}
+	if err != nil || !s.localLogin || !VerifyPassword(u.Password, password) {
 		s.limit.fail(keys, now)
 		s.log.Info("sign-in failed", "user", username, "client", clientIP)
 		return schema.User{}, s.fail(Invalid, "console_login_invalid")

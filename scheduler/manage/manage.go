@@ -59,7 +59,15 @@ type Config struct {
 	LoginFailuresPerAddress int
 	// LoginWindow is the rate-limit window; one minute when 0.
 	LoginWindow time.Duration
-	Logger      *slog.Logger
+	// LDAP checks the password form's users that have no local password against a
+	// directory; nil for none.
+	LDAP *LDAP
+	// OIDC is the OpenID Provider of the "Sign in with" button; nil for none.
+	OIDC *OIDC
+	// NoLocalLogin refuses the passwords of local users
+	// (xxl.admin.auth.local.enabled=false): only the providers sign users in.
+	NoLocalLogin bool
+	Logger       *slog.Logger
 }
 
 // Service carries out console operations. It is safe for concurrent use.
@@ -76,6 +84,10 @@ type Service struct {
 	limit  *limiter
 
 	loginFailures, addrFailures int
+
+	ldap       *LDAP
+	oidc       *OIDC
+	localLogin bool
 
 	sessMu sync.Mutex
 	sess   sessionStore // nil until PrepareSessions decides
@@ -106,6 +118,7 @@ func New(cfg Config) *Service {
 		store: cfg.Store, layout: cfg.Store.Layout(), sched: cfg.Scheduler, logs: cfg.Logs,
 		clk: cfg.Clock, loc: cfg.Location, msgs: i18n.For(cfg.Lang), p3: cfg.P3, log: cfg.Logger,
 		limit: newLimiter(cfg.LoginWindow), loginFailures: cfg.LoginFailures, addrFailures: cfg.LoginFailuresPerAddress,
+		ldap: cfg.LDAP, oidc: cfg.OIDC, localLogin: !cfg.NoLocalLogin,
 	}
 }
 

@@ -131,9 +131,14 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	app := routes.NewApp(log)
 	hosts := routes.HostFilter(cfg.AllowedHosts, log) // xxl.admin.allowed-hosts
 	app.Use(hosts)                                    // before every route
+	ldapDir, idp, err := signInProviders(cfg, clk)
+	if err != nil {
+		return nil, err
+	}
 	mgr := manage.New(manage.Config{
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
+		LDAP: ldapDir, OIDC: idp, NoLocalLogin: cfg.Auth.LocalDisabled,
 	})
 	limiter := o.JobAPILimiter
 	if limiter == nil {

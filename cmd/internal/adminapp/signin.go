@@ -1,0 +1,50 @@
+package adminapp
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+)
+
+// signInProviders builds the LDAP directory and the OpenID Provider of
+// xxl.admin.auth.*; nil for those not configured.
+func signInProviders(cfg *config.Config, clk clock.Clock) (*manage.LDAP, *manage.OIDC, error) {
+	var dir *manage.LDAP
+	if l := cfg.Auth.LDAP; l != nil {
+		var tc *tls.Config
+		if l.CAFile != "" {
+			pem, err := os.ReadFile(l.CAFile)
+			if err != nil {
+				return nil, nil, fmt.Errorf("xxl.admin.auth.ldap.ca-file: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, nil, fmt.Errorf("xxl.admin.auth.ldap.ca-file: %s holds no PEM certificate", l.CAFile)
+			}
+			tc = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		}
+		d, err := manage.NewLDAP(manage.LDAPConfig{URL: l.URL, StartTLS: l.StartTLS, TLS: tc, BindDN: l.BindDN,
+			BindPassword: l.BindPassword, UserSearchBase: l.UserSearchBase, UserFilter: l.UserFilter,
+			AdminGroupDN: l.AdminGroupDN, GroupPermissions: l.GroupPermissions})
+		if err != nil {
+			return nil, nil, fmt.Errorf("xxl.admin.auth.ldap: %w", err)
+		}
+		dir = d
+	}
+	var idp *manage.OIDC
+	if o := cfg.Auth.OIDC; o != nil {
+		p, err := manage.NewOIDC(manage.OIDCConfig{Name: o.Name, IssuerURL: o.IssuerURL, ClientID: o.ClientID,
+			ClientSecret: o.ClientSecret, RedirectURL: o.RedirectURL, Scopes: o.Scopes, UsernameClaim: o.UsernameClaim,
+			GroupsClaim: o.GroupsClaim, AdminGroups: o.AdminGroups, GroupPermissions: o.GroupPermissions, Clock: clk})
+		if err != nil {
+			return nil, nil, fmt.Errorf("xxl.admin.auth.oidc: %w", err)
+		}
+		idp = p
+	}
+	return dir, idp, nil
+}

@@ -1,0 +1,169 @@
+package manage_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage/ldaptest"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// ldapUsers: alice runs ops (executor groups 2 and 3), bob administers, carol is in
+// no mapped group, admin shadows the local administrator.
+var (
+	ldapUsers = []ldaptest.User{{UID: "alice", Password: "alice-pw"}, {UID: "bob", Password: "bob-pw"},
+		{UID: "carol", Password: "carol-pw"}, {UID: "admin", Password: "directory-admin-pw"}}
+	ldapGroups = []ldaptest.Group{{CN: "ops", Members: []string{"alice"}}, {CN: "console-admins", Members: []string{"bob"}},
+		{CN: "devs", Members: []string{"alice"}}}
+)
+
+func ldapConfig(t *testing.T, srv *ldaptest.Server) manage.LDAPConfig {
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(srv.CAPEM))
+	return manage.LDAPConfig{URL: srv.URL, StartTLS: true, TLS: &tls.Config{RootCAs: pool},
+		BindDN: ldaptest.BindDN, BindPassword: ldaptest.BindPassword, UserSearchBase: ldaptest.PeopleBase,
+		AdminGroupDN: ldaptest.GroupDN("console-admins"),
+		// Spelt with spaces and another case: DNs compare as the directory does.
+		GroupPermissions: map[string][]int{"CN=ops, ou=groups,dc=example,dc=org": {3, 2}, ldaptest.GroupDN("devs"): {3}}}
+}
+
+func ldapService(t *testing.T, layout schema.LayoutName, cfg manage.LDAPConfig) (*manage.Service, *schema.Store) {
+	t.Helper()
+	dir, err := manage.NewLDAP(cfg)
+	require.NoError(t, err)
+	db, store := schematest.New(t, layout)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	clk := clock.NewFake(t0)
+	sched := scheduler.New(scheduler.Config{Location: db.Loc, Logger: log}, store, nil, clk)
+	t.Cleanup(func() { sched.Stop(context.Background()) })
+	return manage.New(manage.Config{Store: store, Scheduler: sched, Clock: clk, Location: db.Loc, Lang: i18n.En,
+		Logger: log, LDAP: dir}), store
+}
+
+// The password form against a real OpenLDAP (StartTLS, a service account, groups):
+// first sign-in creates the user with the mapped role and executor groups and an
+// unusable password; later sign-ins follow the mapping; local users stay local.
+func TestLDAPSignIn(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	for _, layout := range []schema.LayoutName{schema.Layout24, schema.Layout34} {
+		t.Run(string(layout), func(t *testing.T) {
+			svc, store := ldapService(t, layout, ldapConfig(t, srv))
+			ctx := context.Background()
+
+			u, err := svc.Login(ctx, "alice", "alice-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 0, u.Role)
+			require.Equal(t, "2,3", u.Permission)
+			require.False(t, manage.VerifyPassword(u.Password, "alice-pw"))
+			require.False(t, manage.VerifyPassword(u.Password, ""))
+			row, err := store.LoadUserByName(ctx, "alice")
+			require.NoError(t, err)
+			require.Equal(t, u.ID, row.ID)
+
+			// The session is the console's own.
+			tok, _, err := svc.NewToken(ctx, u, false)
+			require.NoError(t, err)
+			p, err := svc.ByToken(ctx, tok)
+			require.NoError(t, err)
+			require.True(t, p.CanGroup(2) && p.CanGroup(3) && !p.CanGroup(1))
+
+			_, err = svc.Login(ctx, "alice", "wrong", "10.0.0.1")
+			require.True(t, manage.IsKind(err, manage.Invalid), "%v", err)
+			require.Equal(t, "Wrong user name or password", err.Error())
+
+			b, err := svc.Login(ctx, "bob", "bob-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 1, b.Role)
+
+			// carol maps to nothing: what an administrator gives her stays.
+			c, err := svc.Login(ctx, "carol", "carol-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 0, c.Role)
+			require.Equal(t, "", c.Permission)
+			admin := manage.PrincipalFor(b)
+			require.NoError(t, svc.UpdateUser(ctx, admin, manage.UserInput{ID: c.ID, Username: "carol", Role: 0, Permission: "7"}))
+			c, err = svc.Login(ctx, "carol", "carol-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, "7", c.Permission)
+			// alice is mapped: the directory wins over an administrator's change.
+			require.NoError(t, svc.UpdateUser(ctx, admin, manage.UserInput{ID: u.ID, Username: "alice", Role: 1, Permission: "9"}))
+			u, err = svc.Login(ctx, "alice", "alice-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 0, u.Role)
+			require.Equal(t, "2,3", u.Permission)
+			// The session survived the update of her rights.
+			_, err = svc.ByToken(ctx, tok)
+			require.NoError(t, err)
+
+			// The local administrator signs in with the local password, never the
+			// directory's.
+			a, err := svc.Login(ctx, "admin", "123456", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 1, a.ID)
+			_, err = svc.Login(ctx, "admin", "directory-admin-pw", "10.0.0.1")
+			require.True(t, manage.IsKind(err, manage.Invalid))
+
+			// Filter characters are escaped: "*" finds nobody.
+			_, err = svc.Login(ctx, "*", "alice-pw", "10.0.0.1")
+			require.True(t, manage.IsKind(err, manage.Invalid))
+			_, err = svc.Login(ctx, "nobody", "x-pw", "10.0.0.1")
+			require.True(t, manage.IsKind(err, manage.Invalid))
+		})
+	}
+}
+
+// Wrong passwords against the directory count toward the limiter like local ones.
+func TestLDAPSignInLimited(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	svc, _ := ldapService(t, schema.Layout34, ldapConfig(t, srv))
+	ctx := context.Background()
+	for range 10 {
+		_, err := svc.Login(ctx, "alice", "wrong", "10.0.0.2")
+		require.True(t, manage.IsKind(err, manage.Invalid))
+	}
+	_, err := svc.Login(ctx, "alice", "alice-pw", "10.0.0.2")
+	require.True(t, manage.IsKind(err, manage.Limited), "%v", err)
+	_, err = svc.Login(ctx, "alice", "alice-pw", "10.0.0.3")
+	require.NoError(t, err)
+}
+
+// The connection is TLS: without StartTLS the server (security tls=1) refuses the
+// bind, and a certificate of an unknown CA is refused by the client. Either way the
+// user reads that the directory is unavailable, and nobody is signed in.
+func TestLDAPTLS(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	ctx := context.Background()
+	plain := ldapConfig(t, srv)
+	plain.StartTLS = false
+	svc, _ := ldapService(t, schema.Layout34, plain)
+	_, err := svc.Login(ctx, "alice", "alice-pw", "10.0.0.4")
+	require.Error(t, err)
+	require.Equal(t, "The user directory cannot be reached; try again later", err.Error())
+
+	untrusted := ldapConfig(t, srv)
+	untrusted.TLS = &tls.Config{RootCAs: x509.NewCertPool()}
+	svc, _ = ldapService(t, schema.Layout34, untrusted)
+	_, err = svc.Login(ctx, "alice", "alice-pw", "10.0.0.4")
+	require.Error(t, err)
+	require.Equal(t, "The user directory cannot be reached; try again later", err.Error())
+
+	dir, err := manage.NewLDAP(ldapConfig(t, srv))
+	require.NoError(t, err)
+	id, err := dir.Authenticate(ctx, "alice", "alice-pw")
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"CN=ops, ou=groups,dc=example,dc=org", ldaptest.GroupDN("devs")}, id.Groups)
+}

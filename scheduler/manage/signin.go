@@ -1,0 +1,230 @@
+package manage
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Sign-in through an enterprise directory or identity provider. A provider answers
+// who signed in and in which of its groups the user is (an Identity); the Mapping of
+// the provider turns those groups into the console's role and executor groups, and
+// the user's xxl_job_user row is created on the first sign-in and brought up to date
+// on later ones. The sessions are the console's own, exactly as after a password
+// sign-in: both console lines, the same cookies and CSRF rules.
+//
+// The password form asks the LDAP directory (ldap.go) about users without a local
+// password; OpenID Connect (oidc.go) runs its browser flow in routes/console.
+
+// Identity is a user as a provider vouched for it.
+type Identity struct {
+	// Provider names the source ("ldap", "oidc") in logs.
+	Provider string
+	// Username is the console user name (xxl_job_user.username).
+	Username string
+	// Groups are the provider's groups of the user (LDAP group DNs, OIDC group names).
+	Groups []string
+}
+
+// Mapping turns a provider's groups into console rights.
+type Mapping struct {
+	// AdminGroups make their members administrators (role 1). When empty the role is
+	// left to administrators of the console (new users start as normal users).
+	AdminGroups []string
+	// GroupPermissions gives the members of a provider group the executor groups
+	// (xxl_job_group ids) listed. A user in none of these groups keeps the executor
+	// groups an administrator gave them.
+	GroupPermissions map[string][]int
+	// FoldCase compares group names without regard to case (LDAP DNs).
+	FoldCase bool
+}
+
+func (m Mapping) same(a, b string) bool {
+	if m.FoldCase {
+		return strings.EqualFold(normalizeDN(a), normalizeDN(b))
+	}
+	return a == b
+}
+
+// normalizeDN drops the spaces LDAP allows around the separators of a DN, so that
+// "cn=ops, ou=groups" names the same group as "cn=ops,ou=groups".
+func normalizeDN(dn string) string {
+	parts := strings.Split(dn, ",")
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if ok {
+			parts[i] = strings.TrimSpace(k) + "=" + strings.TrimSpace(v)
+		} else {
+			parts[i] = strings.TrimSpace(p)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func (m Mapping) member(groups []string, g string) bool {
+	return slices.ContainsFunc(groups, func(x string) bool { return m.same(x, g) })
+}
+
+// rights computes what a user in groups gets: admin is membership of an admin group
+// (meaningful only with AdminGroups set); mapped reports membership of at least one
+// group of GroupPermissions, whose executor groups, sorted and without duplicates,
+// are permission.
+func (m Mapping) rights(groups []string) (admin bool, permission string, mapped bool) {
+	for _, g := range m.AdminGroups {
+		if m.member(groups, g) {
+			admin = true
+		}
+	}
+	var ids []int
+	for g, list := range m.GroupPermissions {
+		if m.member(groups, g) {
+			mapped = true
+			ids = append(ids, list...)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(id)
+	}
+	return admin, strings.Join(parts, ","), mapped
+}
+
+// externalMark starts the password column of a user a provider created: no MD5 or
+// SHA-256 hash has this form, so neither this admin nor a Java admin on the database
+// accepts any password for the row.
+const externalMark = "!external:"
+
+// unusableHash is a password column value no password matches. It is random, so that
+// the session mark (userMark) of two such users never collides, and short enough for
+// the 2.x column (varchar(50)).
+func unusableHash() (string, error) {
+	r, err := randomHex(16)
+	if err != nil {
+		return "", err
+	}
+	return externalMark + r, nil
+}
+
+// localPassword reports a password column a password can match (a 2.x or 3.x hash):
+// such a user signs in locally, and no provider may take the row over.
+func localPassword(stored string) bool {
+	switch len(strings.TrimSpace(stored)) {
+	case 32, 64:
+		return true
+	}
+	return false
+}
+
+// maxUsernameLen is the size of xxl_job_user.username.
+const maxUsernameLen = 50
+
+// provision returns the user row of a provider's identity: created on the first
+// sign-in (an unusable password, role and executor groups from the mapping), role and
+// executor groups brought up to date on later ones. A user with a local password is
+// not taken over: a provider account of the same name is somebody else as far as the
+// console knows.
+func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema.User, error) {
+	name := javaTrim(id.Username)
+	if name == "" || len([]rune(name)) > maxUsernameLen || hasAngle(name) || strings.ContainsAny(name, `"'&,`) {
+		s.log.Warn("sign-in refused: unusable user name from provider", "provider", id.Provider, "user", id.Username)
+		return schema.User{}, s.fail(Denied, "console_login_bad_name")
+	}
+	admin, perm, mapped := m.rights(id.Groups)
+	role := 0
+	if admin {
+		role = 1
+	}
+	u, err := s.store.LoadUserByName(ctx, name)
+	if errors.Is(err, schema.ErrNotFound) {
+		hash, err := unusableHash()
+		if err != nil {
+			return schema.User{}, err
+		}
+		nu := schema.User{Username: name, Password: hash, Role: role, Permission: perm}
+		newID, err := s.store.InsertUser(ctx, nu)
+		if err != nil {
+			// Two first sign-ins at once: the other one created the row.
+			if again, lerr := s.store.LoadUserByName(ctx, name); lerr == nil && !localPassword(again.Password) {
+				return s.updateRights(ctx, again, id, m, role, perm, mapped)
+			}
+			return schema.User{}, err
+		}
+		nu.ID = newID
+		s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", newID, "name", name, "role", role, "permission", perm)
+		return s.store.LoadUser(ctx, newID)
+	}
+	if err != nil {
+		return schema.User{}, err
+	}
+	if localPassword(u.Password) {
+		s.log.Warn("sign-in refused: a local user of that name exists", "provider", id.Provider, "user", name)
+		return schema.User{}, s.fail(Denied, "console_login_local_user")
+	}
+	return s.updateRights(ctx, u, id, m, role, perm, mapped)
+}
+
+// updateRights applies the mapping to an existing provider user: the role when the
+// mapping names admin groups, the executor groups when the user is in a mapped group.
+func (s *Service) updateRights(ctx context.Context, u schema.User, id Identity, m Mapping, role int, perm string, mapped bool) (schema.User, error) {
+	upd := schema.User{ID: u.ID, Role: u.Role, Permission: u.Permission}
+	if len(m.AdminGroups) > 0 {
+		upd.Role = role
+	}
+	if mapped {
+		upd.Permission = perm
+	}
+	if upd.Role == u.Role && upd.Permission == u.Permission {
+		return u, nil
+	}
+	if err := s.store.UpdateUser(ctx, upd); err != nil {
+		return schema.User{}, err
+	}
+	s.log.Info("user rights updated at sign-in", "provider", id.Provider, "user_id", u.ID, "name", u.Username,
+		"role", upd.Role, "permission", upd.Permission)
+	u.Role, u.Permission = upd.Role, upd.Permission
+	return u, nil
+}
+
+// SignInOptions is what the login page offers.
+type SignInOptions struct {
+	// Password shows the password form: local users or an LDAP directory.
+	Password bool
+	// OIDC names the OpenID Provider of the "Sign in with" button; "" for none.
+	OIDC string
+}
+
+// SignInOptions says which ways of signing in the login page offers.
+func (s *Service) SignInOptions() SignInOptions {
+	o := SignInOptions{Password: s.localLogin || s.ldap != nil}
+	if s.oidc != nil {
+		o.OIDC = s.oidc.Name()
+	}
+	return o
+}
+
+// OIDC is the configured OpenID Provider, nil without one.
+func (s *Service) OIDC() *OIDC { return s.oidc }
+
+// SignInOIDC signs in the user an OpenID Provider vouched for: refused while the
+// client address is over its failure limit, otherwise the user's row is created or
+// brought up to date from the mapping. Start the session with NewToken or NewIdentity.
+func (s *Service) SignInOIDC(ctx context.Context, id Identity, clientIP string) (schema.User, error) {
+	now := s.clk.Now()
+	keys := []limitKey{{"a:" + clientIP, s.addrFailures}}
+	if wait := s.limit.blocked(keys, now); wait > 0 {
+		return schema.User{}, s.fail(Limited, "console_login_limited", strconv.Itoa(int(wait.Seconds())+1))
+	}
+	return s.provision(ctx, id, s.oidc.Mapping())
+}
+
+// NoteSignInFailure counts a failed provider sign-in (a callback with a bad state or
+// code) against the client address, as a wrong password is.
+func (s *Service) NoteSignInFailure(clientIP string) {
+	s.limit.fail([]limitKey{{"a:" + clientIP, s.addrFailures}}, s.clk.Now())
+}
