@@ -57,10 +57,12 @@ type API struct {
 
 // JobCalls is the job OpenAPI as the executor API hands calls over to it, after its
 // gatekeeping: app is "" for a caller with the global access token, else the app name
-// whose group token the caller presented.
+// whose group token the caller presented. A caller sending "Authorization: Bearer"
+// goes to CallBearer with the secret, which the job OpenAPI checks itself.
 type JobCalls interface {
 	Handles(uri string) bool
 	Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply
+	CallBearer(ctx context.Context, uri string, body []byte, secret string) protocol.Reply
 }
 
 // Mount registers the executor API under every prefix ("" is the root).
@@ -102,6 +104,10 @@ func (a *API) handle(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if a.Jobs != nil && a.Jobs.Handles(uri) {
+		// A scoped API token stands alone: the access token headers are not read.
+		if secret, ok := bearer(c.Get(fiber.HeaderAuthorization)); ok {
+			return reply(c, a.Jobs.CallBearer(ctx, uri, body, secret))
+		}
 		// Managing jobs always needs a token that matched: a blank
 		// xxl.job.accessToken opens the executor calls only.
 		global, group := a.credentials(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName))
@@ -156,6 +162,16 @@ func (a *API) handle(c *fiber.Ctx) error {
 		return reply(c, protocol.Success())
 	}
 	return reply(c, protocol.Fail(protocol.MsgURINotFound(uri)))
+}
+
+// bearer reads the secret of an "Authorization: Bearer <secret>" header (the scheme
+// case-insensitive, as RFC 6750).
+func bearer(h string) (string, bool) {
+	scheme, secret, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.Clone(strings.TrimSpace(secret)), true
 }
 
 // tokenOK checks the access token in constant time: the admin's global token (2.x–3.4),

@@ -70,7 +70,7 @@ type endpoint struct {
 
 // pagePaths are the console's HTML pages. Mount guards them (302 to the login page
 // without a session); the UI registers their handlers after Mount.
-var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user"}
+var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken"}
 
 // Mount registers the console under contextPath (e.g. "/xxl-job-admin", or "" / "/"
 // for 3.4.1+'s root). Register page handlers after Mount.
@@ -147,6 +147,11 @@ func (k *console) endpoints() []endpoint {
 		{"/user/delete", v3Only, true, userRemove},
 		{"/user/updatePwd", v2Only, true, userUpdatePwd},
 		{"/auth/updatePwd", v3Only, true, userUpdatePwd},
+
+		// Not upstream: scoped API tokens of the job OpenAPI.
+		{"/apitoken/pageList", shared, false, tokenPageList},
+		{"/apitoken/insert", shared, true, tokenAdd},
+		{"/apitoken/revoke", shared, true, tokenRevoke},
 	}
 }
 

@@ -31,8 +31,9 @@ const CodeTooMany = 502
 // MsgTooMany answers a call refused by the rate limiter, as HEAD does.
 const MsgTooMany = "Too many requests, please try again later."
 
-// Jobs serves the six calls. The executor API (routes.API) authenticates the caller
-// and hands the calls it names over.
+// Jobs serves the six calls and the read calls. The executor API (routes.API)
+// authenticates callers of the global or a group's token and hands the calls it names
+// over; a caller with a scoped API token is authenticated here (CallBearer).
 type Jobs struct {
 	Manage *manage.Service
 	// Limiter admits calls; nil admits all. NewLimiter(100) is HEAD's limit.
@@ -40,14 +41,14 @@ type Jobs struct {
 	Log     *slog.Logger
 }
 
-// Handles reports whether uri is one of the six calls.
-func (j *Jobs) Handles(uri string) bool {
-	switch uri {
-	case "addJob", "updateJob", "removeJob", "startJob", "stopJob", "triggerJob":
-		return true
-	}
-	return false
-}
+// writeCalls are HEAD's six calls; readCalls are this admin's read calls.
+var (
+	writeCalls = map[string]bool{"addJob": true, "updateJob": true, "removeJob": true, "startJob": true, "stopJob": true, "triggerJob": true}
+	readCalls  = map[string]bool{"listJobs": true, "getJob": true, "listLogs": true, "getLog": true}
+)
+
+// Handles reports whether uri is one of the calls.
+func (j *Jobs) Handles(uri string) bool { return writeCalls[uri] || readCalls[uri] }
 
 // jobBody is the body of every call; each call reads the fields it needs. `name` is
 // HEAD's field for the description; `jobDesc` (the 2.x–3.4 name) is accepted too.
@@ -97,17 +98,52 @@ func (b jobBody) input() manage.JobInput {
 // Call runs one call for a caller already authenticated: app is "" for the global
 // access token, or the app name whose group token was presented.
 func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
+	return j.run(ctx, uri, body, func() (manage.Principal, string, error) {
+		p, err := j.Manage.APIPrincipal(ctx, app)
+		return p, app, err
+	})
+}
+
+// CallBearer runs one call for a caller presenting a scoped API token (the secret of
+// "Authorization: Bearer"): unknown, revoked and expired tokens are refused, and a
+// read-only token may make the read calls only.
+func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret string) protocol.Reply {
+	return j.run(ctx, uri, body, func() (manage.Principal, string, error) {
+		p, t, err := j.Manage.TokenPrincipal(ctx, secret)
+		if err != nil {
+			if t.ID > 0 {
+				j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", err)
+			}
+			return p, "", err
+		}
+		if p.ReadOnly() && writeCalls[uri] {
+			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
+			return p, "", &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
+		}
+		return p, p.User.Username, nil
+	})
+}
+
+// run applies the limiter, reads the body, authenticates (auth returns the principal
+// and who to log it as) and carries the call out.
+func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (manage.Principal, string, error)) protocol.Reply {
 	if j.Limiter != nil && !j.Limiter.Wait(ctx) {
 		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
 	}
+	if readCalls[uri] {
+		return j.read(ctx, uri, body, auth)
+	}
+	if !writeCalls[uri] {
+		return protocol.Fail(protocol.MsgURINotFound(uri))
+	}
 	var b jobBody
-	if err := json.Unmarshal(bytes.TrimSpace(body), &b); err != nil {
-		return protocol.Fail("invalid request, body is not a JSON job object: " + oneLine(err))
+	if err := decode(body, &b, "job"); err != nil {
+		return protocol.Fail(err.Error())
 	}
 	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
 		return protocol.Fail("invalid request, id missing or not a positive number.")
 	}
-	p, err := j.Manage.APIPrincipal(ctx, app)
+	p, who, err := auth()
 	if err != nil {
 		return j.failure(uri, err)
 	}
@@ -117,7 +153,7 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 		if err != nil {
 			return j.failure(uri, err)
 		}
-		j.Log.Info("job openapi call", "call", uri, "job_id", id, "app", app)
+		j.Log.Info("job openapi call", "call", uri, "job_id", id, "app", who)
 		return success(strconv.Quote(strconv.Itoa(id)))
 	case "updateJob":
 		err = j.Manage.APIUpdateJob(ctx, p, b.input())
@@ -129,14 +165,21 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 		err = j.Manage.StopJob(ctx, p, *b.ID)
 	case "triggerJob":
 		err = j.Manage.TriggerJob(ctx, p, *b.ID, b.ExecutorParam, b.AddressList)
-	default:
-		return protocol.Fail(protocol.MsgURINotFound(uri))
 	}
 	if err != nil {
 		return j.failure(uri, err)
 	}
-	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "app", app)
+	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "app", who)
 	return success("")
+}
+
+// decode reads a JSON object body into v, refusing trailing text; what names the
+// object in the message.
+func decode(body []byte, v any, what string) error {
+	if err := json.Unmarshal(bytes.TrimSpace(body), v); err != nil {
+		return errors.New("invalid request, body is not a JSON " + what + " object: " + oneLine(err))
+	}
+	return nil
 }
 
 // success is HEAD's success reply ("Success", 3.3.0+), with data when given.

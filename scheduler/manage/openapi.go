@@ -56,3 +56,17 @@ func (s *Service) APIUpdateJob(ctx context.Context, p Principal, in JobInput) er
 	in.JobGroup, in.ChildJobID = old.JobGroup, old.ChildJobID
 	return s.UpdateJob(ctx, p, in)
 }
+
+// GetJob reads one job the caller may see.
+func (s *Service) GetJob(ctx context.Context, p Principal, id int) (schema.Job, error) {
+	return s.loadJob(ctx, p, id)
+}
+
+// GetLog reads one log (a run's trigger and result) the caller may see.
+func (s *Service) GetLog(ctx context.Context, p Principal, id int64) (schema.Log, error) {
+	return s.loadLog(ctx, p, id)
+}
+
+// ErrNotFound is the "<field> not found" refusal, for callers that find a missing row
+// before asking (an id out of range).
+func (s *Service) ErrNotFound(field string) error { return s.errNotFound(field) }

@@ -17,14 +17,17 @@ const (
 	SessionIdentity Session = iota + 1
 	// SessionToken is the 3.2+ xxl_job_login_token cookie or header.
 	SessionToken
+	// SessionAPIToken is a scoped API token of the job OpenAPI (Authorization: Bearer).
+	SessionAPIToken
 )
 
 // Principal is a signed-in user as the permission rules see it: role and group list
 // come from the database row, never from what the client sent.
 type Principal struct {
-	User   schema.User
-	Via    Session
-	groups map[int]bool
+	User     schema.User
+	Via      Session
+	groups   map[int]bool
+	readOnly bool
 }
 
 func newPrincipal(u schema.User, via Session) Principal {
@@ -33,6 +36,9 @@ func newPrincipal(u schema.User, via Session) Principal {
 
 // PrincipalFor builds the principal of a user row (tests and tools).
 func PrincipalFor(u schema.User) Principal { return newPrincipal(u, 0) }
+
+// ReadOnly reports a read-only API token: it may call the OpenAPI's read calls only.
+func (p Principal) ReadOnly() bool { return p.readOnly }
 
 // Admin reports the administrator role (role 1).
 func (p Principal) Admin() bool { return p.User.Role == 1 }

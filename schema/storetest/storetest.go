@@ -40,6 +40,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Glue", func(t *testing.T) { t.Parallel(); runGlue(t, setup) })
 	t.Run("Session", func(t *testing.T) { t.Parallel(); runSessions(t, setup) })
 	t.Run("Lease", func(t *testing.T) { t.Parallel(); runLeases(t, setup) })
+	t.Run("APIToken", func(t *testing.T) { t.Parallel(); runAPITokens(t, setup) })
 }
 
 type testBundle struct {

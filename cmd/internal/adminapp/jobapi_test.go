@@ -366,7 +366,7 @@ func TestJobOpenAPIRateLimit(t *testing.T) {
 }
 
 // TestJobOpenAPIDocument: openapi.json is served under the context path and at the
-// root, parses, and lists the six calls.
+// root, parses, and lists the six calls, the read calls and the bearer scheme.
 func TestJobOpenAPIDocument(t *testing.T) {
 	t.Parallel()
 	b := setupJobAPI(t, schema.Layout34, nil)
@@ -379,8 +379,14 @@ func TestJobOpenAPIDocument(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, http.StatusOK, resp.StatusCode, u)
 		var doc struct {
-			OpenAPI string                     `json:"openapi"`
-			Paths   map[string]json.RawMessage `json:"paths"`
+			OpenAPI    string                     `json:"openapi"`
+			Paths      map[string]json.RawMessage `json:"paths"`
+			Components struct {
+				SecuritySchemes map[string]struct {
+					Type   string `json:"type"`
+					Scheme string `json:"scheme"`
+				} `json:"securitySchemes"`
+			} `json:"components"`
 		}
 		require.NoError(t, json.Unmarshal(raw, &doc), u)
 		require.True(t, strings.HasPrefix(doc.OpenAPI, "3."), doc.OpenAPI)
@@ -389,6 +395,11 @@ func TestJobOpenAPIDocument(t *testing.T) {
 			paths = append(paths, p)
 		}
 		require.ElementsMatch(t, []string{"/api/addJob", "/api/updateJob", "/api/removeJob",
-			"/api/startJob", "/api/stopJob", "/api/triggerJob"}, paths)
+			"/api/startJob", "/api/stopJob", "/api/triggerJob",
+			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog"}, paths)
+		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
+		for p, raw := range doc.Paths {
+			require.Contains(t, string(raw), `"bearerAuth"`, p)
+		}
 	}
 }

@@ -1,0 +1,281 @@
+package adminapp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// tokenBundle is the job API bundle with a signed-in administrator's console client.
+type tokenBundle struct {
+	jobAPIBundle
+	console *consoleClient
+}
+
+func setupTokens(t *testing.T, layout schema.LayoutName) tokenBundle {
+	t.Helper()
+	b := setupJobAPI(t, layout, nil)
+	c := newConsoleClient(t, b.base)
+	_, body := c.post("/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"123456"}}, "")
+	require.Contains(t, body, `"code":200`)
+	return tokenBundle{jobAPIBundle: b, console: c}
+}
+
+// createdToken is the answer of /apitoken/insert.
+type createdToken struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Groups   []int  `json:"groups"`
+	ReadOnly bool   `json:"readOnly"`
+	State    string `json:"state"`
+	Secret   string `json:"secret"`
+}
+
+// createToken creates a token through the console as the administrator.
+func (b tokenBundle) createToken(t *testing.T, form url.Values) createdToken {
+	t.Helper()
+	_, body := b.console.post("/apitoken/insert", form, "")
+	var r struct {
+		Code int          `json:"code"`
+		Msg  string       `json:"msg"`
+		Data createdToken `json:"data"` // 3.x answer (the client signed in with /auth/doLogin)
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &r), body)
+	require.Equal(t, 200, r.Code, r.Msg)
+	return r.Data
+}
+
+func (b tokenBundle) bearer(t *testing.T, secret, uri, body string) apiReply {
+	t.Helper()
+	return b.call(t, uri, body, "Authorization", "Bearer "+secret)
+}
+
+// writeBodies are a body of each of the six calls against job id.
+func writeBodies(id int, group int) map[string]string {
+	ids := `{"id":` + strconv.Itoa(id) + `}`
+	return map[string]string{
+		"addJob":     strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":`+strconv.Itoa(group), 1),
+		"updateJob":  withID(updateJobBody, id),
+		"startJob":   ids,
+		"stopJob":    ids,
+		"triggerJob": ids,
+		"removeJob":  ids,
+	}
+}
+
+// TestAPITokenScope creates scoped tokens in the console and replays the scope rules
+// over HTTP on MariaDB: a token of group 1 can neither read nor touch group 2, a
+// read-only token cannot write, revoked and expired tokens fail, and the secret is
+// neither stored nor shown again.
+func TestAPITokenScope(t *testing.T) {
+	t.Parallel()
+	b := setupTokens(t, schema.Layout34)
+	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
+		VALUES (2, 'app-b', 'B', 1, ?, NOW())`, b.exec)
+	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+	require.Equal(t, 200, b.admin(t, "triggerJob", `{"id":`+strconv.Itoa(other)+`}`).Code)
+	var otherLog int64
+	require.NoError(t, b.db.SQL.QueryRow("SELECT MAX(id) FROM xxl_job_log WHERE job_id = ?", other).Scan(&otherLog))
+
+	rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
+	ro := b.createToken(t, url.Values{"name": {"dashboard"}, "groups[]": {"1"}, "readOnly": {"1"}})
+	require.True(t, strings.HasPrefix(rw.Secret, "xat_"), rw.Secret)
+	require.GreaterOrEqual(t, len(rw.Secret), 40)
+	require.Equal(t, []int{1}, rw.Groups)
+	require.False(t, rw.ReadOnly)
+	require.True(t, ro.ReadOnly)
+	require.Equal(t, "active", rw.State)
+
+	t.Run("SecretNotKept", func(t *testing.T) {
+		sum := sha256.Sum256([]byte(rw.Secret))
+		require.Equal(t, 1, b.db.Count(t, "xxl_admin_api_token", "token_hash = ?", hex.EncodeToString(sum[:])))
+		require.Zero(t, b.db.Count(t, "xxl_admin_api_token", "token_hash = ? OR name = ? OR group_ids = ?",
+			rw.Secret, rw.Secret, rw.Secret))
+		_, list := b.console.post("/apitoken/pageList", url.Values{"offset": {"0"}, "pagesize": {"10"}}, "")
+		require.Contains(t, list, `"deploy"`)
+		require.NotContains(t, list, rw.Secret)
+		require.NotContains(t, list, strings.TrimPrefix(rw.Secret, "xat_")[:16])
+		require.NotContains(t, list, hex.EncodeToString(sum[:]))
+	})
+
+	t.Run("OwnGroup", func(t *testing.T) {
+		own := addedID(t, b.bearer(t, rw.Secret, "addJob", addJobBody))
+		r := b.bearer(t, rw.Secret, "getJob", `{"id":`+strconv.Itoa(own)+`}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var job struct {
+			ID       int    `json:"id"`
+			JobGroup int    `json:"jobGroup"`
+			Name     string `json:"name"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &job))
+		require.Equal(t, own, job.ID)
+		require.Equal(t, "api job", job.Name)
+
+		r = b.bearer(t, rw.Secret, "listJobs", `{}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var list struct {
+			Total int `json:"total"`
+			Items []struct {
+				ID       int `json:"id"`
+				JobGroup int `json:"jobGroup"`
+			} `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &list))
+		require.Equal(t, b.db.Count(t, "xxl_job_info", "job_group = 1"), list.Total)
+		require.Len(t, list.Items, list.Total)
+		for _, it := range list.Items {
+			require.Equal(t, 1, it.JobGroup, "job %d", it.ID)
+		}
+
+		require.Equal(t, 200, b.bearer(t, rw.Secret, "triggerJob", `{"id":`+strconv.Itoa(own)+`,"executorParam":"tok"}`).Code)
+		r = b.bearer(t, rw.Secret, "listLogs", `{"jobId":`+strconv.Itoa(own)+`,"pagesize":5}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var logs struct {
+			Total int `json:"total"`
+			Items []struct {
+				ID          int64  `json:"id"`
+				TriggerCode int    `json:"triggerCode"`
+				Status      string `json:"status"`
+			} `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &logs))
+		require.Equal(t, 1, logs.Total)
+		r = b.bearer(t, rw.Secret, "getLog", `{"id":`+strconv.FormatInt(logs.Items[0].ID, 10)+`}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var run struct {
+			JobID         int     `json:"jobId"`
+			Status        string  `json:"status"`
+			TriggerCode   int     `json:"triggerCode"`
+			TriggerMsg    string  `json:"triggerMsg"`
+			HandleCode    int     `json:"handleCode"`
+			ExecutorParam string  `json:"executorParam"`
+			TriggerTime   *string `json:"triggerTime"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &run))
+		require.Equal(t, own, run.JobID)
+		require.Equal(t, 200, run.TriggerCode)
+		require.Equal(t, "running", run.Status, "triggered, no result yet")
+		require.Equal(t, "tok", run.ExecutorParam)
+		require.NotNil(t, run.TriggerTime)
+
+		b.db.Exec(t, "UPDATE xxl_job_log SET handle_code = 500, handle_msg = 'boom' WHERE id = ?", logs.Items[0].ID)
+		r = b.bearer(t, ro.Secret, "getLog", `{"id":`+strconv.FormatInt(logs.Items[0].ID, 10)+`}`)
+		require.NoError(t, json.Unmarshal(r.Data, &run))
+		require.Equal(t, "failed", run.Status)
+		require.Equal(t, 500, run.HandleCode)
+
+		require.Equal(t, 200, b.bearer(t, rw.Secret, "removeJob", `{"id":`+strconv.Itoa(own)+`}`).Code)
+		require.Zero(t, b.db.Count(t, "xxl_job_info", "id = ?", own))
+	})
+
+	t.Run("OtherGroup", func(t *testing.T) {
+		before := b.job(t, other)
+		for _, tok := range []createdToken{rw, ro} {
+			for uri, body := range map[string]string{
+				"listJobs": `{"jobGroup":2}`,
+				"getJob":   `{"id":` + strconv.Itoa(other) + `}`,
+				"listLogs": `{"jobId":` + strconv.Itoa(other) + `}`,
+				"getLog":   `{"id":` + strconv.FormatInt(otherLog, 10) + `}`,
+			} {
+				r := b.bearer(t, tok.Secret, uri, body)
+				require.Equal(t, 500, r.Code, "%s %s", tok.Name, uri)
+				require.NotEmpty(t, r.msg())
+				require.Equal(t, "null", string(r.Data), "%s %s", tok.Name, uri)
+			}
+		}
+		for uri, body := range writeBodies(other, 2) {
+			r := b.bearer(t, rw.Secret, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.NotEmpty(t, r.msg(), uri)
+		}
+		require.Equal(t, before, b.job(t, other), "unchanged")
+		require.Equal(t, 1, b.db.Count(t, "xxl_job_log", "job_id = ?", other), "not triggered")
+		require.Zero(t, b.db.Count(t, "xxl_job_info", "job_group = 2 AND id <> ?", other), "not created")
+	})
+
+	t.Run("ReadOnly", func(t *testing.T) {
+		jobs := b.db.Count(t, "xxl_job_info", "")
+		before := b.job(t, 1)
+		logs := b.db.Count(t, "xxl_job_log", "")
+		for uri, body := range writeBodies(1, 1) {
+			r := b.bearer(t, ro.Secret, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.Contains(t, r.msg(), "read-only", uri)
+		}
+		require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))
+		require.Equal(t, before, b.job(t, 1))
+		require.Equal(t, logs, b.db.Count(t, "xxl_job_log", ""))
+		require.Equal(t, 200, b.bearer(t, ro.Secret, "getJob", `{"id":1}`).Code)
+		require.Equal(t, 200, b.bearer(t, ro.Secret, "listLogs", `{"jobId":1}`).Code)
+	})
+
+	t.Run("RevokedExpiredUnknown", func(t *testing.T) {
+		gone := b.createToken(t, url.Values{"name": {"old script"}, "groups": {"1,2"}})
+		require.Equal(t, 200, b.bearer(t, gone.Secret, "getJob", `{"id":1}`).Code)
+		_, body := b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(gone.ID)}}, "")
+		require.Contains(t, body, `"code":200`)
+		for uri, body := range map[string]string{"getJob": `{"id":1}`, "startJob": `{"id":1}`} {
+			r := b.bearer(t, gone.Secret, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.Equal(t, "The API token has been revoked.", r.msg())
+			// A valid access token beside a bearer token does not rescue it.
+			r = b.call(t, uri, body, "Authorization", "Bearer "+gone.Secret, "XXL-JOB-ACCESS-TOKEN", "api-token")
+			require.Equal(t, 500, r.Code, uri)
+		}
+
+		late := b.createToken(t, url.Values{"name": {"temp"}, "groups": {"1"},
+			"expire": {time.Now().AddDate(0, 0, 2).Format(time.DateOnly)}})
+		require.Equal(t, 200, b.bearer(t, late.Secret, "getJob", `{"id":1}`).Code)
+		b.db.Exec(t, "UPDATE xxl_admin_api_token SET expire_time = ? WHERE id = ?", time.Now().Add(-time.Second).UnixMilli(), late.ID)
+		r := b.bearer(t, late.Secret, "getJob", `{"id":1}`)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, "The API token has expired.", r.msg())
+
+		for _, secret := range []string{"xat_" + strings.Repeat("A", 43), "nonsense", rw.Secret[:len(rw.Secret)-1]} {
+			r := b.bearer(t, secret, "getJob", `{"id":1}`)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, "The API token is not valid.", r.msg())
+		}
+	})
+
+	t.Run("ConsoleRules", func(t *testing.T) {
+		tokens := b.db.Count(t, "xxl_admin_api_token", "")
+		for name, form := range map[string]url.Values{
+			"no name":       {"groups": {"1"}},
+			"no group":      {"name": {"x"}},
+			"unknown group": {"name": {"x"}, "groups": {"99"}},
+			"bad group":     {"name": {"x"}, "groups": {"1,a"}},
+			"past expiry":   {"name": {"x"}, "groups": {"1"}, "expire": {"2020-01-01"}},
+			"bad expiry":    {"name": {"x"}, "groups": {"1"}, "expire": {"next week"}},
+			"long name":     {"name": {strings.Repeat("n", 65)}, "groups": {"1"}},
+		} {
+			_, body := b.console.post("/apitoken/insert", form, "")
+			require.Contains(t, body, `"code":500`, name)
+		}
+		require.Equal(t, tokens, b.db.Count(t, "xxl_admin_api_token", ""))
+
+		// Members may neither create, list nor revoke tokens.
+		_, body := b.console.post("/user/insert", url.Values{"username": {"member1"}, "password": {"secret1"}, "role": {"0"}, "permission": {"1"}}, "")
+		require.Contains(t, body, `"code":200`)
+		m := newConsoleClient(t, b.base)
+		_, body = m.post("/auth/doLogin", url.Values{"userName": {"member1"}, "password": {"secret1"}}, "")
+		require.Contains(t, body, `"code":200`)
+		_, body = m.post("/apitoken/insert", url.Values{"name": {"mine"}, "groups": {"1"}}, "")
+		require.Contains(t, body, `"code":500`)
+		_, body = m.post("/apitoken/pageList", url.Values{}, "")
+		require.Contains(t, body, `"code":500`)
+		_, body = m.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(ro.ID)}}, "")
+		require.Contains(t, body, `"code":500`)
+		require.Equal(t, tokens, b.db.Count(t, "xxl_admin_api_token", ""))
+		require.Zero(t, b.db.Count(t, "xxl_admin_api_token", "revoke_time > 0 AND id = ?", ro.ID))
+	})
+}
