@@ -86,11 +86,38 @@ var OwnIndexes = []OwnIndex{ScanIndex, JobGroupIndex, LogGroupTimeIndex}
 // the table stays readable and writable while the index is built), CREATE INDEX on
 // SQLite.
 func (ix OwnIndex) Statement(sqlite bool) string {
-	cols := strings.Join(ix.Columns, ", ")
 	if sqlite {
-		return "CREATE INDEX " + ix.Name + " ON " + ix.Table + " (" + cols + ")"
+		return ix.statement(SQLite{})
 	}
-	return "ALTER TABLE " + ix.Table + " ADD INDEX " + ix.Name + " (" + cols + ")"
+	return ix.statement(MySQL{})
+}
+
+// statement is Statement in the terms of dialect d: CREATE INDEX on PostgreSQL too
+// (it blocks writes to the table while it runs; CREATE INDEX CONCURRENTLY does not,
+// and an operator may run it instead, as `schema check` advises).
+func (ix OwnIndex) statement(d Dialect) string {
+	cols := strings.Join(ix.Columns, ", ")
+	if d.Name() == (MySQL{}).Name() {
+		return "ALTER TABLE " + ix.Table + " ADD INDEX " + ix.Name + " (" + cols + ")"
+	}
+	return "CREATE INDEX " + ix.Name + " ON " + ix.Table + " (" + cols + ")"
+}
+
+// script is the creation script of the table in the terms of dialect d.
+func (t OwnTable) script(d Dialect) (string, error) {
+	var s string
+	switch d.Name() {
+	case (SQLite{}).Name():
+		s = t.SQLite
+	case (PostgreSQL{}).Name():
+		s = t.PostgreSQL
+	default:
+		s = t.MySQL
+	}
+	if s == "" {
+		return "", fmt.Errorf("table %s has no %s creation script", t.Name, d.Name())
+	}
+	return s, nil
 }
 
 func (ix OwnIndex) String() string {
@@ -105,7 +132,7 @@ type OwnState struct {
 	// Equivalent maps an OwnIndex name to an existing index of another name that
 	// covers the same leading columns.
 	Equivalent map[string]string
-	lite       bool
+	d          Dialect
 }
 
 // Complete reports that nothing is missing.
@@ -118,7 +145,7 @@ func (s OwnState) Advice() string {
 		fmt.Fprintf(&b, "advice: missing table %s (%s); add it with `xxl-admin-go schema upgrade`\n", t.Name, t.Purpose)
 	}
 	for _, ix := range s.MissingIndexes {
-		fmt.Fprintf(&b, "advice: missing index %s: %s; add it with `xxl-admin-go schema upgrade` or `%s`\n", ix, ix.Purpose, ix.Statement(s.lite))
+		fmt.Fprintf(&b, "advice: missing index %s: %s; add it with `xxl-admin-go schema upgrade` or `%s`\n", ix, ix.Purpose, ix.statement(s.d))
 	}
 	return b.String()
 }
@@ -131,7 +158,7 @@ func InspectOwn(ctx context.Context, db *sql.DB) (OwnState, error) {
 
 func inspectOwn(ctx context.Context, db *sql.DB, tables []OwnTable, indexes []OwnIndex) (OwnState, error) {
 	lite := IsSQLite(db)
-	st := OwnState{Equivalent: map[string]string{}, lite: lite}
+	st := OwnState{Equivalent: map[string]string{}, d: dialectOf(db)}
 	for _, t := range tables {
 		ok, err := tableExists(ctx, db, lite, t.Name)
 		if err != nil {
@@ -187,10 +214,15 @@ func equivalentIndex(have map[string][]string, cols []string) string {
 	return ""
 }
 
+// tableExists reports the table in the current database (schema on PostgreSQL,
+// recognised from db).
 func tableExists(ctx context.Context, db *sql.DB, lite bool, table string) (bool, error) {
 	q := `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`
-	if lite {
+	switch {
+	case lite:
 		q = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
+	case IsPostgres(db):
+		q = postgresTableExists
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, q, table).Scan(&n); err != nil {
@@ -203,9 +235,12 @@ func tableExists(ctx context.Context, db *sql.DB, lite bool, table string) (bool
 func tableIndexes(ctx context.Context, db *sql.DB, lite bool, table string) (map[string][]string, error) {
 	q := `SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
 		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX`
-	if lite {
+	switch {
+	case lite:
 		q = `SELECT il.name, ii.name FROM pragma_index_list(?) AS il, pragma_index_info(il.name) AS ii
 			ORDER BY il.name, ii.seqno`
+	case IsPostgres(db):
+		q = postgresIndexes
 	}
 	rows, err := db.QueryContext(ctx, q, table)
 	if err != nil {
@@ -258,16 +293,16 @@ func Upgrade(ctx context.Context, db *sql.DB) (UpgradeResult, error) {
 }
 
 func upgradeOwn(ctx context.Context, db *sql.DB, tables []OwnTable, indexes []OwnIndex) (UpgradeResult, error) {
-	lite := IsSQLite(db)
+	lite, d := IsSQLite(db), dialectOf(db)
 	var res UpgradeResult
 	st, err := inspectOwn(ctx, db, tables, nil)
 	if err != nil {
 		return res, err
 	}
 	for _, t := range st.MissingTables {
-		script := t.MySQL
-		if lite {
-			script = t.SQLite
+		script, err := t.script(d)
+		if err != nil {
+			return res, err
 		}
 		if err := execScript(ctx, db, lite, script); err != nil {
 			return res, fmt.Errorf("create table %s: %w", t.Name, err)
@@ -280,7 +315,7 @@ func upgradeOwn(ctx context.Context, db *sql.DB, tables []OwnTable, indexes []Ow
 	}
 	res.Equivalent = st.Equivalent
 	for _, ix := range st.MissingIndexes {
-		if _, err := db.ExecContext(ctx, ix.Statement(lite)); err != nil {
+		if _, err := db.ExecContext(ctx, ix.statement(d)); err != nil {
 			return res, fmt.Errorf("add index %s: %w", ix, err)
 		}
 		res.Added = append(res.Added, ix)
@@ -288,11 +323,11 @@ func upgradeOwn(ctx context.Context, db *sql.DB, tables []OwnTable, indexes []Ow
 	return res, nil
 }
 
-// execScript runs a creation script; on SQLite in one transaction, so that a table is
-// never left without its indexes.
+// execScript runs a creation script; on SQLite and PostgreSQL (recognised from db) in
+// one transaction, so that a table is never left without its indexes.
 func execScript(ctx context.Context, db *sql.DB, lite bool, script string) error {
 	stmts := splitStatements(script)
-	if !lite {
+	if !lite && !IsPostgres(db) {
 		for _, s := range stmts {
 			if _, err := db.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("%s: %w", firstLine(s), err)

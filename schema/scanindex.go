@@ -29,7 +29,7 @@ func ScanIndexAdvice(ctx context.Context, db *sql.DB, threshold int) (string, er
 	}
 	return fmt.Sprintf("xxl_job_info holds more than %d jobs and has no index on (trigger_status, trigger_next_time): "+
 		"every scan reads every job. Add it (online, no row or column changes, harmless to Java admins): `%s`, "+
-		"or run `xxl-admin-go schema upgrade`", threshold, ScanIndex.Statement(IsSQLite(db))), nil
+		"or run `xxl-admin-go schema upgrade`", threshold, ScanIndex.statement(dialectOf(db))), nil
 }
 
 // WarnMissingScanIndex logs ScanIndexAdvice once, as a warning. It gives up silently

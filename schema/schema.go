@@ -116,12 +116,15 @@ func (r Report) String() string {
 // Check inspects the current database (the one the connection's DSN names, or the
 // SQLite file) without changing anything.
 func Check(ctx context.Context, db *sql.DB) (Report, error) {
-	lite := IsSQLite(db)
+	lite, pg := IsSQLite(db), IsPostgres(db)
 	var cols map[string]map[string]bool
 	var err error
-	if lite {
+	switch {
+	case lite:
 		cols, err = sqliteColumns(ctx, db)
-	} else {
+	case pg:
+		cols, err = postgresColumns(ctx, db)
+	default:
 		cols, err = mysqlColumns(ctx, db)
 	}
 	if err != nil {
@@ -166,9 +169,12 @@ func Check(ctx context.Context, db *sql.DB) (Report, error) {
 	}
 	sort.Strings(r.MissingColumns)
 	if cols["xxl_job_registry"] != nil {
-		if lite {
+		switch {
+		case lite:
 			r.Layout.UniqueRegistry, err = sqliteUniqueRegistry(ctx, db)
-		} else {
+		case pg:
+			r.Layout.UniqueRegistry, err = postgresUniqueRegistry(ctx, db)
+		default:
 			r.Layout.UniqueRegistry, err = mysqlUniqueRegistry(ctx, db)
 		}
 		if err != nil {
@@ -254,6 +260,9 @@ func Init(ctx context.Context, db *sql.DB, name LayoutName) error {
 func initLayout(ctx context.Context, db *sql.DB, name LayoutName, own bool) error {
 	if IsSQLite(db) {
 		return initSQLite(ctx, db, name, own)
+	}
+	if IsPostgres(db) {
+		return initPostgres(ctx, db, name, own)
 	}
 	script, err := DDL(name)
 	if err != nil {

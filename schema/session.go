@@ -92,12 +92,11 @@ func (s *Store) HasSessionTable(ctx context.Context) (bool, error) {
 // CreateSessionTable creates xxl_admin_session when it is missing, as `schema upgrade`
 // does. It needs the CREATE privilege; no other table is touched.
 func (s *Store) CreateSessionTable(ctx context.Context) error {
-	lite := IsSQLite(s.db)
-	script := SessionTableMySQL
-	if lite {
-		script = SessionTableSQLite
+	script, err := sessionOwnTable.script(s.d)
+	if err != nil {
+		return err
 	}
-	if err := execScript(ctx, s.db, lite, script); err != nil {
+	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
 		return fmt.Errorf("create table %s: %w", SessionTable, err)
 	}
 	return nil

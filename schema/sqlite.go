@@ -217,10 +217,14 @@ func IsSQLite(db *sql.DB) bool {
 	return ok
 }
 
-// dialectOf is the dialect of a pool: SQLite for OpenSQLite's, MySQL otherwise.
+// dialectOf is the dialect of a pool: SQLite for OpenSQLite's, PostgreSQL for
+// OpenPostgres's, MySQL otherwise.
 func dialectOf(db *sql.DB) Dialect {
-	if IsSQLite(db) {
+	switch {
+	case IsSQLite(db):
 		return SQLite{}
+	case IsPostgres(db):
+		return PostgreSQL{}
 	}
 	return MySQL{}
 }

@@ -62,6 +62,14 @@ func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 		}
 		b = b.Values(c.JobGroup, c.JobID, c.Planned, 0, marker, 0)
 	}
+	if s.d.Name() == (PostgreSQL{}).Name() {
+		// The ids come back with the rows they were given to.
+		rows, err := s.query(ctx, b.Suffix("RETURNING id, job_id, trigger_time"))
+		if err != nil {
+			return fmt.Errorf("insert claims: %w", err)
+		}
+		return assignClaimIDs(claims, rows)
+	}
 	res, err := s.exec(ctx, b)
 	if err != nil {
 		return fmt.Errorf("insert claims: %w", err)
@@ -84,6 +92,12 @@ func (s *Store) InsertClaims(ctx context.Context, claims []Claim) error {
 	if err != nil {
 		return fmt.Errorf("read claim ids: %w", err)
 	}
+	return assignClaimIDs(claims, rows)
+}
+
+// assignClaimIDs fills in the ids of claims from rows of (id, job_id, trigger_time)
+// in id order: a job's claims at one second take that second's ids in order.
+func assignClaimIDs(claims []Claim, rows *sql.Rows) error {
 	defer rows.Close()
 	type key struct {
 		job int
@@ -127,7 +141,7 @@ type AdminHeartbeat struct {
 func (s *Store) adminHeartbeats(ctx context.Context, where sq.Sqlizer, suffix string) ([]AdminHeartbeat, error) {
 	rows, err := s.query(ctx, s.sb.Select("id", "registry_key", "registry_value", "update_time").From("xxl_job_registry").
 		Where(sq.Eq{"registry_group": AdminRegistryGroup}).
-		Where(sq.Or{sq.Eq{"registry_key": AdminRegistryKey}, sq.Like{"registry_key": AdminRegistryKey + "@%"}}).
+		Where(sq.Or{sq.Eq{"registry_key": AdminRegistryKey}, s.like("registry_key", AdminRegistryKey+"@%")}).
 		Where(where).Suffix(suffix))
 	if err != nil {
 		return nil, fmt.Errorf("read admin heartbeats: %w", err)
@@ -210,7 +224,7 @@ func (s *Store) DeleteRegistryRow(ctx context.Context, id int64) error {
 // OrphanClaims returns the claim and dispatch rows of an instance planned within
 // [from, to]. The trigger_time index bounds the read.
 func (s *Store) OrphanClaims(ctx context.Context, instance string, from, to time.Time) ([]Claim, error) {
-	return s.openClaims(ctx, from, to, sq.Or{sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"}, sq.Like{"trigger_msg": DispatchPrefix + instance + ":%"}})
+	return s.openClaims(ctx, from, to, sq.Or{s.like("trigger_msg", ClaimPrefix+instance+":%"), s.like("trigger_msg", DispatchPrefix+instance+":%")})
 }
 
 // ClaimsOfMarker returns the open claims one scan wrote (its marker), planned within
@@ -279,7 +293,7 @@ func (s *Store) CloseOwnClaims(ctx context.Context, instance string, ids []int64
 	err := Chunks(len(ids), MaxBatchRows, func(lo, hi int) error {
 		n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("trigger_code", 500).Set("trigger_msg", msg).
 			Set("alarm_status", AlarmNone).
-			Where(sq.Eq{"id": ids[lo:hi], "trigger_code": 0}).Where(sq.Like{"trigger_msg": ClaimPrefix + instance + ":%"})))
+			Where(sq.Eq{"id": ids[lo:hi], "trigger_code": 0}).Where(s.like("trigger_msg", ClaimPrefix+instance+":%"))))
 		if err != nil {
 			return fmt.Errorf("close claims: %w", err)
 		}

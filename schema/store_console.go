@@ -80,7 +80,7 @@ type UserFilter struct {
 
 func (s *Store) userWhere(b sq.SelectBuilder, f UserFilter) sq.SelectBuilder {
 	if f.Username != "" {
-		b = b.Where(sq.Like{"username": "%" + likeEscape(f.Username) + "%"})
+		b = b.Where(s.like("username", "%"+likeEscape(f.Username)+"%"))
 	}
 	if f.Role >= 0 {
 		b = b.Where(sq.Eq{"role": f.Role})
@@ -109,13 +109,12 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, offset, limit int) 
 // InsertUser stores a new user and returns its id. A taken user name fails on the
 // unique key; callers check LoadUserByName first for a friendly message.
 func (s *Store) InsertUser(ctx context.Context, u User) (int, error) {
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_user").Columns("username", "password", "role", "permission").
+	id, err := s.insertID(ctx, s.sb.Insert("xxl_job_user").Columns("username", "password", "role", "permission").
 		Values(u.Username, u.Password, u.Role, nullStr(u.Permission)))
 	if err != nil {
 		return 0, fmt.Errorf("insert user: %w", err)
 	}
-	id, err := res.LastInsertId()
-	return int(id), err
+	return int(id), nil
 }
 
 // UpdateUser writes a user's role and permission by id, and the password too when
@@ -404,10 +403,10 @@ type GroupFilter struct {
 
 func (s *Store) groupWhere(b sq.SelectBuilder, f GroupFilter) sq.SelectBuilder {
 	if f.AppName != "" {
-		b = b.Where(sq.Like{"app_name": "%" + likeEscape(f.AppName) + "%"})
+		b = b.Where(s.like("app_name", "%"+likeEscape(f.AppName)+"%"))
 	}
 	if f.Title != "" {
-		b = b.Where(sq.Like{s.layout.GroupTitleCol: "%" + likeEscape(f.Title) + "%"})
+		b = b.Where(s.like(s.layout.GroupTitleCol, "%"+likeEscape(f.Title)+"%"))
 	}
 	return b
 }

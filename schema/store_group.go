@@ -92,12 +92,11 @@ func (s *Store) InsertGroup(ctx context.Context, g Group) (int, error) {
 	if s.layout.GroupAccessToken {
 		vals["access_token"] = nullStr(g.AccessToken)
 	}
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_group").SetMap(vals))
+	id, err := s.insertID(ctx, s.sb.Insert("xxl_job_group").SetMap(vals))
 	if err != nil {
 		return 0, fmt.Errorf("insert group: %w", err)
 	}
-	id, err := res.LastInsertId()
-	return int(id), err
+	return int(id), nil
 }
 
 // UpdateGroup rewrites a group.

@@ -17,7 +17,7 @@ const LockName = "schedule_lock"
 // EnsureLockRow inserts the schedule_lock row when it is missing. Without that row the
 // FOR UPDATE locks nothing and several admins would schedule concurrently.
 func (s *Store) EnsureLockRow(ctx context.Context) (created bool, err error) {
-	n, err := affected(s.exec(ctx, s.sb.Insert("xxl_job_lock").Options(strings.TrimPrefix(s.d.InsertIgnore(), "INSERT ")).
+	n, err := affected(s.exec(ctx, s.insertIgnore("xxl_job_lock").
 		Columns("lock_name").Values(LockName)))
 	if err != nil {
 		return false, fmt.Errorf("ensure lock row: %w", err)
@@ -142,13 +142,13 @@ func (s *Store) UpdateSchedules(ctx context.Context, ups []ScheduleUpdate, batch
 			}
 		}
 		b := s.sb.Update("xxl_job_info").
-			Set("trigger_last_time", caseByID(ids, func(i int) any {
+			Set("trigger_last_time", caseByID(s.d, ids, func(i int) any {
 				if part[i].Stop {
 					return int64(0)
 				}
 				return part[i].Last
 			})).
-			Set("trigger_next_time", caseByID(ids, func(i int) any {
+			Set("trigger_next_time", caseByID(s.d, ids, func(i int) any {
 				if part[i].Stop {
 					return int64(0)
 				}
@@ -189,13 +189,13 @@ func (s *Store) jobWhere(b sq.SelectBuilder, f JobFilter) sq.SelectBuilder {
 		b = b.Where(sq.Eq{"trigger_status": f.TriggerStatus})
 	}
 	if f.JobDesc != "" {
-		b = b.Where(sq.Like{s.layout.JobDescCol: "%" + likeEscape(f.JobDesc) + "%"})
+		b = b.Where(s.like(s.layout.JobDescCol, "%"+likeEscape(f.JobDesc)+"%"))
 	}
 	if f.Handler != "" {
-		b = b.Where(sq.Like{"executor_handler": "%" + likeEscape(f.Handler) + "%"})
+		b = b.Where(s.like("executor_handler", "%"+likeEscape(f.Handler)+"%"))
 	}
 	if f.Author != "" {
-		b = b.Where(sq.Like{"author": "%" + likeEscape(f.Author) + "%"})
+		b = b.Where(s.like("author", "%"+likeEscape(f.Author)+"%"))
 	}
 	return b
 }
@@ -229,12 +229,11 @@ func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([
 func (s *Store) InsertJob(ctx context.Context, j Job) (int, error) {
 	vals := s.jobValues(j)
 	vals["add_time"] = nullTime(j.AddTime)
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_info").SetMap(vals))
+	id, err := s.insertID(ctx, s.sb.Insert("xxl_job_info").SetMap(vals))
 	if err != nil {
 		return 0, fmt.Errorf("insert job: %w", err)
 	}
-	id, err := res.LastInsertId()
-	return int(id), err
+	return int(id), nil
 }
 
 func (s *Store) jobValues(j Job) map[string]any {

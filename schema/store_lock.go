@@ -45,7 +45,8 @@ func (l LockLimits) seconds() (wait, idle int) {
 	return secs(l.Wait, 2*time.Second), secs(l.IdleRelease, 5*time.Second)
 }
 
-// scanSession is the connection the scan's transactions run on (MySQL dialect only).
+// scanSession is the connection the scan's transactions run on (MySQL and PostgreSQL
+// dialects).
 type scanSession struct {
 	mu     sync.Mutex
 	limits LockLimits
@@ -80,6 +81,9 @@ func (s *Store) openScanConnLocked(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
+	}
+	if s.d.Name() == (PostgreSQL{}).Name() {
+		return s.openPostgresScanConnLocked(ctx, conn)
 	}
 	var id int64
 	var version string
@@ -120,7 +124,7 @@ func (s *Store) ScanConnID() int64 {
 // error, so a half-finished transaction never reaches the pool. Only one scan
 // transaction runs at a time per Store.
 func (s *Store) InScanTx(ctx context.Context, onConn func(connID int64), fn func(ctx context.Context) error) error {
-	if s.d.Name() != "mysql" {
+	if s.d.Name() == (SQLite{}).Name() {
 		return s.InTx(ctx, fn)
 	}
 	s.scan.mu.Lock()
@@ -217,8 +221,11 @@ func holderQuery(waits, requesting, blocking string) string {
 // read (no privilege, or the server does not answer).
 func (s *Store) LockWaitOf(ctx context.Context, connID int64) (LockWait, error) {
 	var w LockWait
+	if s.d.Name() == (PostgreSQL{}).Name() && connID != 0 {
+		return s.postgresLockWaitOf(ctx, connID)
+	}
 	if s.d.Name() != "mysql" || connID == 0 {
-		return w, errors.New("lock waits are read on MySQL and MariaDB only")
+		return w, errors.New("lock waits are read on MySQL, MariaDB and PostgreSQL only")
 	}
 	var state sql.NullString
 	err := s.db.QueryRowContext(ctx, "SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = ?", connID).Scan(&state)
@@ -254,6 +261,9 @@ func (s *Store) LockWaitOf(ctx context.Context, connID int64) (LockWait, error) 
 // KillConnection ends another connection of the server (its transaction rolls back).
 // Without the privilege to end other users' connections, the server refuses.
 func (s *Store) KillConnection(ctx context.Context, connID int64) error {
+	if s.d.Name() == (PostgreSQL{}).Name() {
+		return s.postgresKill(ctx, connID)
+	}
 	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", connID)); err != nil {
 		return fmt.Errorf("end connection %d: %w", connID, err)
 	}
@@ -281,6 +291,9 @@ func Classify(err error) Fault {
 	if err == nil {
 		return FaultNone
 	}
+	if f, ok := classifyPostgres(err); ok {
+		return f
+	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
@@ -307,7 +320,8 @@ func Classify(err error) Fault {
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "broken pipe") ||
-		strings.Contains(msg, "connection reset") || strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "invalid connection") {
+		strings.Contains(msg, "connection reset") || strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "invalid connection") ||
+		strings.Contains(msg, "conn closed") || strings.Contains(msg, "unexpected EOF") {
 		return FaultUnreachable
 	}
 	return FaultOther

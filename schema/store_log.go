@@ -31,24 +31,24 @@ func (s *Store) scanLogs(rows *sql.Rows) ([]Log, error) {
 // InsertLog creates the log row of a trigger attempt before the executor is called
 // (trigger_code and handle_code 0) and returns its id, which becomes the logId.
 func (s *Store) InsertLog(ctx context.Context, jobGroup, jobID int, triggerTime time.Time) (int64, error) {
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "handle_code").
+	id, err := s.insertID(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "handle_code").
 		Values(jobGroup, jobID, triggerTime, 0, 0))
 	if err != nil {
 		return 0, fmt.Errorf("insert log: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // InsertLogWithMsg is InsertLog with a trigger_msg to hold until the outcome replaces
 // it: what the admin must know of the run when its result arrives, before the outcome
 // may have been written (the chain of parent jobs of a child run).
 func (s *Store) InsertLogWithMsg(ctx context.Context, jobGroup, jobID int, triggerTime time.Time, triggerMsg string) (int64, error) {
-	res, err := s.exec(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "trigger_msg", "handle_code").
+	id, err := s.insertID(ctx, s.sb.Insert("xxl_job_log").Columns("job_group", "job_id", "trigger_time", "trigger_code", "trigger_msg", "handle_code").
 		Values(jobGroup, jobID, triggerTime, 0, triggerMsg, 0))
 	if err != nil {
 		return 0, fmt.Errorf("insert log: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // UpdateLogTrigger records the outcome of the executor call on a log row.
@@ -351,19 +351,19 @@ func (s *Store) UpdateLogTriggers(ctx context.Context, logs []Log) error {
 			}
 		}
 		b := s.sb.Update("xxl_job_log").
-			Set("trigger_time", caseByID(ids, func(i int) any { return nullTime(part[i].TriggerTime) })).
-			Set("trigger_code", caseByID(ids, func(i int) any { return part[i].TriggerCode })).
-			Set("trigger_msg", caseByID(ids, func(i int) any { return part[i].TriggerMsg })).
-			Set("executor_address", caseByID(ids, func(i int) any { return nullStr(part[i].ExecutorAddress) })).
-			Set("executor_handler", caseByID(ids, func(i int) any { return part[i].ExecutorHandler })).
-			Set("executor_param", caseByID(ids, func(i int) any { return part[i].ExecutorParam })).
-			Set("executor_sharding_param", caseByID(ids, func(i int) any { return nullStr(part[i].ExecutorShardingParam) })).
-			Set("executor_fail_retry_count", caseByID(ids, func(i int) any { return part[i].ExecutorFailRetryCount }))
+			Set("trigger_time", caseByID(s.d, ids, func(i int) any { return nullTime(part[i].TriggerTime) })).
+			Set("trigger_code", caseByID(s.d, ids, func(i int) any { return part[i].TriggerCode })).
+			Set("trigger_msg", caseByID(s.d, ids, func(i int) any { return part[i].TriggerMsg })).
+			Set("executor_address", caseByID(s.d, ids, func(i int) any { return nullStr(part[i].ExecutorAddress) })).
+			Set("executor_handler", caseByID(s.d, ids, func(i int) any { return part[i].ExecutorHandler })).
+			Set("executor_param", caseByID(s.d, ids, func(i int) any { return part[i].ExecutorParam })).
+			Set("executor_sharding_param", caseByID(s.d, ids, func(i int) any { return nullStr(part[i].ExecutorShardingParam) })).
+			Set("executor_fail_retry_count", caseByID(s.d, ids, func(i int) any { return part[i].ExecutorFailRetryCount }))
 		if len(handled) > 0 {
 			// handle_code last: MySQL evaluates the assignments in order, each seeing
 			// the ones before it (SQLite: all see the old row; both are fine here).
 			result := func(col string, v func(l Log) any) sq.Sqlizer {
-				val := caseByID(ids, func(i int) any {
+				val := caseByID(s.d, ids, func(i int) any {
 					if part[i].HandleCode == 0 {
 						return column(col)
 					}
@@ -404,8 +404,8 @@ func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpda
 			ids[i] = u.ID
 		}
 		_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
-			Set("handle_code", caseByID(ids, func(i int) any { return part[i].Code })).
-			Set("handle_msg", caseByID(ids, func(i int) any { return part[i].Msg })).
+			Set("handle_code", caseByID(s.d, ids, func(i int) any { return part[i].Code })).
+			Set("handle_msg", caseByID(s.d, ids, func(i int) any { return part[i].Msg })).
 			Where(sq.Eq{"id": ids, "handle_code": 0}))
 		if err != nil {
 			return fmt.Errorf("complete %d logs: %w", len(part), err)

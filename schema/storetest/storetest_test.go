@@ -51,3 +51,11 @@ func TestSQLite(t *testing.T) {
 		return schematest.NewSQLite(t).Store
 	})
 }
+
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
+		_, st := schematest.NewPostgres(t)
+		return st
+	})
+}
