@@ -44,6 +44,15 @@ const LeaseTableSQLite = `CREATE TABLE IF NOT EXISTS xxl_admin_partition_lease (
 );
 `
 
+// LeaseTablePostgreSQL is the creation script of the lease table on PostgreSQL.
+const LeaseTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_partition_lease (
+  partition_id INTEGER NOT NULL PRIMARY KEY,
+  owner VARCHAR(64) NOT NULL DEFAULT '',
+  token BIGINT NOT NULL DEFAULT 0,
+  expire_time BIGINT NOT NULL DEFAULT 0
+);
+`
+
 // MemberTableMySQL is the creation script of the member table on MySQL and MariaDB.
 const MemberTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_cluster_member` (\n" +
 	"  `instance` varchar(64) NOT NULL COMMENT 'admin instance in partitioned mode',\n" +
@@ -60,13 +69,21 @@ const MemberTableSQLite = `CREATE TABLE IF NOT EXISTS xxl_admin_cluster_member (
 );
 `
 
+// MemberTablePostgreSQL is the creation script of the member table on PostgreSQL.
+const MemberTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_cluster_member (
+  instance VARCHAR(64) NOT NULL PRIMARY KEY,
+  partitions INTEGER NOT NULL,
+  expire_time BIGINT NOT NULL
+);
+`
+
 // leaseOwnTable and memberOwnTable register the partitioned mode's tables with schema
 // init, upgrade and check (OwnTables).
 var (
 	leaseOwnTable = OwnTable{Name: LeaseTable, Purpose: "partitioned cluster mode: the lease of each partition of the jobs",
-		MySQL: LeaseTableMySQL, SQLite: LeaseTableSQLite}
+		MySQL: LeaseTableMySQL, SQLite: LeaseTableSQLite, PostgreSQL: LeaseTablePostgreSQL}
 	memberOwnTable = OwnTable{Name: MemberTable, Purpose: "partitioned cluster mode: the admins sharing the partitions",
-		MySQL: MemberTableMySQL, SQLite: MemberTableSQLite}
+		MySQL: MemberTableMySQL, SQLite: MemberTableSQLite, PostgreSQL: MemberTablePostgreSQL}
 )
 
 // LeaseOwnTables are the tables the partitioned mode needs.
@@ -147,7 +164,7 @@ func (s *Store) LockScheduleShared(ctx context.Context) (bool, error) {
 // EnsureLeases inserts the free lease rows of partitions 0..n-1 that do not exist yet.
 func (s *Store) EnsureLeases(ctx context.Context, n int) error {
 	return Chunks(n, MaxBatchRows, func(lo, hi int) error {
-		b := s.sb.Insert(LeaseTable).Options(insertIgnoreOption(s.d)).Columns("partition_id", "owner", "token", "expire_time")
+		b := s.insertIgnore(LeaseTable).Columns("partition_id", "owner", "token", "expire_time")
 		for p := lo; p < hi; p++ {
 			b = b.Values(p, "", 0, 0)
 		}
@@ -156,14 +173,6 @@ func (s *Store) EnsureLeases(ctx context.Context, n int) error {
 		}
 		return nil
 	})
-}
-
-func insertIgnoreOption(d Dialect) string {
-	v := d.InsertIgnore()
-	if len(v) > len("INSERT ") {
-		return v[len("INSERT "):]
-	}
-	return ""
 }
 
 // Leases returns the lease rows of partitions 0..n-1 and the server's time of the read.
@@ -272,7 +281,7 @@ func (s *Store) BeatMember(ctx context.Context, instance string, partitions int,
 	if n > 0 {
 		return nil
 	}
-	if _, err := s.exec(ctx, s.sb.Insert(MemberTable).Options(insertIgnoreOption(s.d)).Columns("instance", "partitions", "expire_time").
+	if _, err := s.exec(ctx, s.insertIgnore(MemberTable).Columns("instance", "partitions", "expire_time").
 		Values(instance, partitions, sq.Expr(now+" + ?", leaseMs))); err != nil {
 		return fmt.Errorf("cluster member insert: %w", err)
 	}
