@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -503,6 +505,8 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.clean("users")
 	require.Equal(t, 1, db.Count(t, "xxl_job_user", "username='opsuser' AND role=0 AND permission=?", strconv.Itoa(group)))
 
+	tokenWalkThrough(t, b, db, group, job)
+
 	b.open("/help", "help")
 	b.shot("help")
 	b.clean("help")
@@ -621,6 +625,8 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	// Administration pages answer with an error page of the console's own.
 	b.open("/jobgroup", "error")
 	require.Contains(t, eval[string](b, `document.getElementById('error-text').textContent`), "administrators")
+	b.open("/apitoken", "error")
+	require.False(t, eval[bool](b, `!!document.querySelector('.nav a[data-nav="tokens"]')`), "no API token entry for members")
 	b.shot("admin-page-refused")
 	b.clean("refused administration page")
 
@@ -636,4 +642,55 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	b.wait("history empty", `document.querySelector('#logs-table tr.placeholder') && !document.querySelector('#logs-table tr[data-id]')`, 10*time.Second)
 	b.clean("member run history")
 	require.Equal(t, 0, db.Count(t, "xxl_job_log", "job_id=?", job))
+}
+
+// tokenWalkThrough creates a scoped API token on the API token page (reached from the
+// navigation), uses its secret over HTTP, and revokes it.
+func tokenWalkThrough(t *testing.T, b *browser, db *schematest.DB, group, job int) {
+	b.open("/", "dashboard")
+	b.jsClick(`.nav a[data-nav="tokens"]`)
+	b.wait("token page", `document.body.dataset.page === 'tokens' && document.querySelector('#tokens-table tbody tr.placeholder')`, 10*time.Second)
+	b.click("#btn-new")
+	b.wait("token form", `document.getElementById('dlg-token').open`, 5*time.Second)
+	b.typeInto("#form-token input[name=name]", "ci deploy")
+	b.jsClick(fmt.Sprintf(`#group-list input[value="%d"]`, group))
+	b.jsClick(`#form-token input[name=readOnly][value="0"]`)
+	b.shot("token-form")
+	b.jsClick("#form-token button[type=submit]")
+	b.wait("secret shown once", `document.getElementById('dlg-secret').open && document.getElementById('token-secret').value.startsWith('xat_')`, 10*time.Second)
+	secret := eval[string](b, `document.getElementById('token-secret').value`)
+	b.shot("token-secret")
+	b.jsClick(`#dlg-secret button[value=close]`)
+	b.wait("token row", `document.querySelector('#tokens-table tr[data-state="active"]')`, 10*time.Second)
+	require.Empty(t, eval[string](b, `document.getElementById('token-secret').value`), "the secret leaves the page with its dialog")
+	require.Equal(t, 1, db.Count(t, "xxl_admin_api_token", "name='ci deploy' AND read_only=0 AND group_ids=?", strconv.Itoa(group)))
+	b.clean("token created")
+
+	call := func(uri, body string) string {
+		req, err := http.NewRequest(http.MethodPost, b.base+"/api/"+uri, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		out, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return string(out)
+	}
+	require.Contains(t, call("getJob", fmt.Sprintf(`{"id":%d}`, job)), `"code":200`)
+	require.Contains(t, call("getJob", `{"id":1}`), `"code":500`, "the sample executor's job is outside the token's scope")
+
+	b.open("/apitoken", "tokens")
+	b.wait("last use shown", `(() => { const r = document.querySelector('#tokens-table tr[data-state="active"]'); return r && /\d{4}-\d{2}-\d{2}/.test(r.cells[6].textContent); })()`, 10*time.Second)
+	b.shot("tokens")
+	b.jsClick(`#tokens-table tr[data-state="active"] [data-action="revoke"]`)
+	b.wait("confirm", `document.getElementById('dlg-confirm').open`, 5*time.Second)
+	b.jsClick(`#dlg-confirm button[value=ok]`)
+	b.wait("revoked token hidden", `!document.querySelector('#tokens-table tr[data-id]')`, 10*time.Second)
+	b.jsClick("#f-revoked")
+	b.wait("revoked token listed", `document.querySelector('#tokens-table tr[data-state="revoked"]')`, 10*time.Second)
+	b.shot("tokens-revoked")
+	b.clean("token revoked")
+	require.Contains(t, call("getJob", fmt.Sprintf(`{"id":%d}`, job)), "revoked")
 }
