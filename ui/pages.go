@@ -22,7 +22,31 @@ func (u *UI) LoginPage(c *fiber.Ctx) error {
 	p := u.newPage(c, "login", "login_title")
 	p.Boot["login"] = u.ctx + "/auth/doLogin"
 	p.Boot["home"] = u.ctx + "/"
+	opts := u.Manage.SignInOptions()
+	d := loginData{Password: opts.Password, OIDC: opts.OIDC, OIDCURL: u.ctx + console.OIDCLoginPath}
+	if key, ok := ssoErrors[c.Query(console.SSOErrorParam)]; ok {
+		d.Error = p.T(key)
+	}
+	p.Data = d
 	return u.render(c, fiber.StatusOK, p)
+}
+
+// loginData is what the login page offers.
+type loginData struct {
+	// Password shows the password form; OIDC, when set, the provider's button.
+	Password      bool
+	OIDC, OIDCURL string
+	// Error says why a provider's sign-in came back failed.
+	Error string
+}
+
+// ssoErrors are the texts of console.SSOErrorParam's values; other values show
+// nothing (the parameter is in a link anyone can send).
+var ssoErrors = map[string]string{
+	console.SSOFailed:    "login_sso_failed",
+	console.SSOLocalUser: "login_sso_local_user",
+	console.SSOBadName:   "login_sso_bad_name",
+	console.SSOLimited:   "login_sso_limited",
 }
 
 // groupRef is an executor group as filters and forms show it.

@@ -90,6 +90,7 @@ func Mount(app *fiber.App, contextPath string, deps Deps) {
 	app.Post(ctx+"/auth/logout", k.authLogout)
 	app.Get(ctx+"/toLogin", k.loginPage(v2))
 	app.Get(ctx+"/auth/login", k.loginPage(v3))
+	k.mountOIDC(app)
 
 	for _, e := range k.endpoints() {
 		if e.mutates {

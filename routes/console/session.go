@@ -88,15 +88,17 @@ func (k *console) loginFailed(c *fiber.Ctx, d dialect, err error) error {
 
 // logout is 2.x POST /logout: the request's login sessions end and their cookies are
 // expired (upstream only expires the cookie: its value stays a valid credential).
+// After a provider's sign-in the content names the provider's end-session URL.
 func (k *console) logout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	if err := k.endRequestSessions(c); err != nil {
+	end, err := k.endRequestSessions(c)
+	if err != nil {
 		k.Log.Error("sign-out failed", "err", err)
 		return sendJSON(c, envelope(v2, 500, k.Manage.T("console_db_error"), nil))
 	}
-	return sendJSON(c, envelope(v2, 200, "", nil))
+	return sendJSON(c, envelope(v2, 200, "", logoutPayload(end)))
 }
 
 // authLogout is 3.2+ POST /auth/logout: the stored token is cleared, any 2.x session
@@ -105,23 +107,25 @@ func (k *console) authLogout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
 	}
-	if err := k.endRequestSessions(c); err != nil {
+	end, err := k.endRequestSessions(c)
+	if err != nil {
 		k.Log.Error("sign-out failed", "err", err)
 		return sendJSON(c, envelope(v3, 500, k.Manage.T("console_db_error"), nil))
 	}
-	return sendJSON(c, envelope(v3, 200, "", nil))
+	return sendJSON(c, envelope(v3, 200, "", logoutPayload(end)))
 }
 
 // endRequestSessions ends the sessions the request's cookies (or token header) name
-// and expires those cookies.
-func (k *console) endRequestSessions(c *fiber.Ctx) error {
+// and expires those cookies. After a sign-in through an OpenID Provider it returns
+// the provider's end-session URL, where the browser goes next.
+func (k *console) endRequestSessions(c *fiber.Ctx) (string, error) {
 	tok := tokenOf(c)
 	if err := k.Manage.Logout(c.UserContext(), tok); err != nil {
-		return err
+		return "", err
 	}
 	id := strings.Clone(c.Cookies(manage.IdentityCookie))
 	if err := k.Manage.LogoutIdentity(c.UserContext(), id); err != nil {
-		return err
+		return "", err
 	}
 	if tok != "" {
 		k.expireCookie(c, manage.TokenCookie)
@@ -129,7 +133,7 @@ func (k *console) endRequestSessions(c *fiber.Ctx) error {
 	if id != "" {
 		k.expireCookie(c, manage.IdentityCookie)
 	}
-	return nil
+	return k.endProviderSession(c), nil
 }
 
 // loginPage answers the login page paths: a signed-in user goes on to the console

@@ -51,6 +51,10 @@ type bundleOpts struct {
 	loginFailures int
 	// proxies is console.Deps.Proxies (the TCP peer names the client when zero).
 	proxies console.Proxies
+	// oidc, ldap and noLocal are manage.Config's OIDC, LDAP and NoLocalLogin.
+	oidc    *manage.OIDC
+	ldap    *manage.LDAP
+	noLocal bool
 }
 
 func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBundle {
@@ -74,7 +78,7 @@ func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBund
 	sched := scheduler.New(scheduler.Config{Location: db.Loc, Logger: log, Lang: o.lang, AdminIP: "10.0.0.1"}, store, exec, clock.Real{})
 	t.Cleanup(func() { sched.Stop(context.Background()) })
 	svc := manage.New(manage.Config{Store: store, Scheduler: sched, Logs: exec, Location: db.Loc, Lang: o.lang, Logger: log,
-		LoginFailures: o.loginFailures})
+		LoginFailures: o.loginFailures, OIDC: o.oidc, LDAP: o.ldap, NoLocalLogin: o.noLocal})
 
 	app := routes.NewApp(log)
 	ctxPath := strings.TrimSuffix(o.contextPath, "/")

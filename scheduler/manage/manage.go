@@ -154,6 +154,9 @@ const (
 type Error struct {
 	Kind Kind
 	Msg  string
+	// Key is the message's text key ("console_login_local_user"), for callers that
+	// answer some failures their own way.
+	Key string
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -165,7 +168,7 @@ func IsKind(err error, k Kind) bool {
 }
 
 func (s *Service) fail(k Kind, key string, args ...string) *Error {
-	return &Error{Kind: k, Msg: format(s.msgs.T(key), args...)}
+	return &Error{Kind: k, Msg: format(s.msgs.T(key), args...), Key: key}
 }
 
 // format fills {0}, {1}, … placeholders.

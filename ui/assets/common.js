@@ -391,8 +391,14 @@ const App = (() => {
       so.addEventListener('click', async () => {
         closeMenus();
         if (!(await confirmDialog(t('sign_out_ask'), { ok: t('sign_out') }))) return;
-        try { await api('/auth/logout'); } catch (e) { /* the cookie is gone either way */ }
-        toLogin();
+        let end = null;
+        try {
+          const r = await api('/auth/logout');
+          end = r && r.endSessionUrl;
+        } catch (e) { /* the cookie is gone either way */ }
+        // After a sign-in through an identity provider, its session ends too.
+        if (end) window.location.assign(end);
+        else toLogin();
       });
     }
     const cp = document.getElementById('btn-change-pwd');

@@ -6,6 +6,8 @@
   const form = document.getElementById('login-form');
   const err = document.getElementById('login-error');
   const submit = document.getElementById('login-submit');
+  // Only an identity provider's button when local and LDAP passwords are off.
+  if (!form) return;
 
   function show(msg) {
     err.textContent = msg;
