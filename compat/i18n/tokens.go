@@ -18,6 +18,7 @@ var tokenEn = map[string]string{
 	"console_token_revoked":     "The API token has been revoked.",
 	"console_token_expired":     "The API token has expired.",
 	"console_token_read_only":   "The API token is read-only; this call changes data.",
+	"console_token_no_table":    "API tokens need the table xxl_admin_api_token: run `xxl-admin-go schema upgrade`",
 }
 
 var tokenZhCN = map[string]string{
@@ -29,6 +30,7 @@ var tokenZhCN = map[string]string{
 	"console_token_revoked":     "API 令牌已被吊销。",
 	"console_token_expired":     "API 令牌已过期。",
 	"console_token_read_only":   "API 令牌为只读，不能调用修改数据的接口。",
+	"console_token_no_table":    "API 令牌需要数据表 xxl_admin_api_token：请运行 `xxl-admin-go schema upgrade`",
 }
 
 var tokenZhTC = map[string]string{
@@ -40,4 +42,5 @@ var tokenZhTC = map[string]string{
 	"console_token_revoked":     "API 權杖已被撤銷。",
 	"console_token_expired":     "API 權杖已過期。",
 	"console_token_read_only":   "API 權杖為唯讀，不能呼叫修改資料的介面。",
+	"console_token_no_table":    "API 權杖需要資料表 xxl_admin_api_token：請執行 `xxl-admin-go schema upgrade`",
 }

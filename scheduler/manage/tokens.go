@@ -127,7 +127,7 @@ func (s *Service) CreateToken(ctx context.Context, p Principal, in TokenInput) (
 	t := schema.APIToken{Name: name, Hash: hashToken(secret), Groups: groups, ReadOnly: in.ReadOnly,
 		ExpireTime: expire, CreateUser: p.User.Username, CreateTime: now.UnixMilli()}
 	if t.ID, err = s.store.InsertAPIToken(ctx, t); err != nil {
-		return CreatedToken{}, err
+		return CreatedToken{}, s.tokenTableErr(ctx, err)
 	}
 	s.log.Info("api token created", "token_id", t.ID, "name", name, "groups", groups, "read_only", in.ReadOnly,
 		"expire_time", expire, "by", p.User.Username)
@@ -182,7 +182,8 @@ func (s *Service) ListTokens(ctx context.Context, p Principal, revoked bool, off
 	if !p.Admin() {
 		return nil, 0, s.errAdminOnly()
 	}
-	return s.store.ListAPITokens(ctx, revoked, offset, limit)
+	ts, total, err := s.store.ListAPITokens(ctx, revoked, offset, limit)
+	return ts, total, s.tokenTableErr(ctx, err)
 }
 
 // RevokeToken ends a token at once (administrators only). Revoking a revoked token is
@@ -196,7 +197,7 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id int) error {
 		return s.errNotFound("token")
 	}
 	if err != nil {
-		return err
+		return s.tokenTableErr(ctx, err)
 	}
 	done, err := s.store.RevokeAPIToken(ctx, id, p.User.Username, s.clk.Now().UnixMilli())
 	if err != nil {
@@ -220,7 +221,7 @@ func (s *Service) TokenPrincipal(ctx context.Context, secret string) (Principal,
 		return Principal{}, schema.APIToken{}, s.fail(Unauthenticated, "console_token_unknown")
 	}
 	if err != nil {
-		return Principal{}, schema.APIToken{}, err
+		return Principal{}, schema.APIToken{}, s.tokenTableErr(ctx, err)
 	}
 	now := s.clk.Now()
 	switch TokenStateAt(t, now) {
@@ -238,6 +239,19 @@ func (s *Service) TokenPrincipal(ctx context.Context, secret string) (Principal,
 	p := newPrincipal(schema.User{Username: TokenUser(t), Permission: joinIDs(t.Groups)}, SessionAPIToken)
 	p.readOnly = t.ReadOnly
 	return p, t, nil
+}
+
+// tokenTableErr turns the failure of a statement on a database without
+// xxl_admin_api_token (created by a Java admin and not upgraded) into a message that
+// names the fix; other errors pass unchanged.
+func (s *Service) tokenTableErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ok, terr := s.store.HasAPITokenTable(ctx); terr == nil && !ok {
+		return s.fail(Invalid, "console_token_no_table")
+	}
+	return err
 }
 
 // TokenUser is the name a token acts under in logs and records: "token:<id>:<name>".

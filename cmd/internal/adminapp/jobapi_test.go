@@ -317,6 +317,13 @@ func TestJobOpenAPIGroupToken(t *testing.T) {
 	}
 	require.Equal(t, "api job", b.job(t, other).JobDesc)
 	require.Zero(t, b.db.Count(t, "xxl_job_log", "job_id = ?", other))
+	// The read calls see that group's jobs only too.
+	require.Equal(t, 500, asA("getJob", `{"id":`+strconv.Itoa(other)+`}`).Code)
+	require.Equal(t, 200, asA("getJob", `{"id":`+strconv.Itoa(own)+`}`).Code)
+	r = asA("listJobs", `{}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NotContains(t, string(r.Data), `"jobGroup":2`)
+	require.Contains(t, string(r.Data), `"id":`+strconv.Itoa(own)+`,`)
 
 	for _, uri := range []string{"updateJob", "startJob", "stopJob", "triggerJob"} {
 		r = asA(uri, withID(updateJobBody, own))

@@ -279,3 +279,20 @@ func TestAPITokenScope(t *testing.T) {
 		require.Zero(t, b.db.Count(t, "xxl_admin_api_token", "revoke_time > 0 AND id = ?", ro.ID))
 	})
 }
+
+// TestAPITokenWithoutTable: on a database a Java admin created and nobody upgraded,
+// bearer calls and the token page say which command adds the table; the other
+// credentials keep working.
+func TestAPITokenWithoutTable(t *testing.T) {
+	t.Parallel()
+	b := setupTokens(t, schema.Layout34)
+	b.db.Exec(t, "DROP TABLE xxl_admin_api_token")
+	r := b.bearer(t, "xat_"+strings.Repeat("A", 43), "getJob", `{"id":1}`)
+	require.Equal(t, 500, r.Code)
+	require.Contains(t, r.msg(), "schema upgrade")
+	_, body := b.console.post("/apitoken/pageList", url.Values{}, "")
+	require.Contains(t, body, "schema upgrade")
+	_, body = b.console.post("/apitoken/insert", url.Values{"name": {"x"}, "groups": {"1"}}, "")
+	require.Contains(t, body, "schema upgrade")
+	require.Equal(t, 200, b.admin(t, "getJob", `{"id":1}`).Code)
+}
