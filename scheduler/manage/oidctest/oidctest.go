@@ -134,9 +134,15 @@ func (p *Provider) EndedSessions() []string {
 	return append([]string(nil), p.ended...)
 }
 
-// observe records end-session requests before the provider answers them.
+// observe records end-session requests before the provider answers them, and
+// answers the browser's favicon request (the example provider has none, and a 404
+// is a console error in browser tests).
 func (p *Provider) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		if r.URL.Path == "/end_session" {
 			_ = r.ParseForm()
 			p.mu.Lock()
