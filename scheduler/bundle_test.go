@@ -52,6 +52,9 @@ type bundleOpts struct {
 	// alarms, when set, is the scheduler's Mailer, sending mail through the bundle's
 	// recording mailer.
 	alarms *alarm.Dispatcher
+	// partitions, when set, runs the partitioned cluster mode with this many
+	// partitions (lease rounds are driven by the test: LeaseRound).
+	partitions int
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -98,9 +101,13 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	}
 	logs := &captureLog{}
 	log := slog.New(logs)
+	var cluster scheduler.ClusterConfig
+	if o.partitions > 0 {
+		cluster = scheduler.ClusterConfig{Mode: scheduler.ModePartitioned, Partitions: o.partitions}
+	}
 	sched := scheduler.New(scheduler.Config{
 		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: sendAlarms,
-		FailSweepChunk: o.failSweepChunk,
+		FailSweepChunk: o.failSweepChunk, Cluster: cluster,
 	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
 	t.Cleanup(func() { sched.Stop(context.Background()) })
 

@@ -93,7 +93,16 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 		upTo = max(upTo, it.FireMs/1000)
 	}
 	s.preparing.Add(1)
-	items, err := s.allowSend(ctx, items, upTo)
+	var err error
+	if s.leases != nil && !s.leases.Fresh() {
+		// Partitioned mode, and no lease round went through for a lease time: this
+		// admin may have been cut off or frozen while others took its partitions and
+		// its claims. Nothing goes out until the database confirms what is still its
+		// own (the next round, then allowSend and ownClaims below).
+		err = errLeasesUnconfirmed
+	} else {
+		items, err = s.allowSend(ctx, items, upTo)
+	}
 	if err == nil {
 		var keep []ringItem
 		items, keep, err = s.foldLate(ctx, items)
@@ -119,6 +128,10 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 	s.preload(ctx, reqs)
 	return reqs
 }
+
+// errLeasesUnconfirmed holds read-ahead fires back while the partition leases are
+// unconfirmed (see prepare).
+var errLeasesUnconfirmed = errors.New("partition leases not confirmed by the database for a lease time")
 
 // allowSend makes the heartbeat row's sent-up-to mark at least upTo (Unix seconds), so
 // that the items, planned at or before it, may be sent. If another admin took this one

@@ -35,3 +35,17 @@ func (s *Scheduler) LoseLastScan() int {
 	}
 	return len(items)
 }
+
+// LeaseRound runs one partition lease round, as the lease loop does every quarter of
+// the lease time (partitioned mode).
+func (s *Scheduler) LeaseRound() error { return s.leases.Round(s.runCtx) }
+
+// HeldPartitions are the partitions this admin holds (partitioned mode).
+func (s *Scheduler) HeldPartitions() []int { return s.leases.Held() }
+
+// LeaseInstance is this admin's name in the lease rows.
+func (s *Scheduler) LeaseInstance() string { return s.leases.Instance() }
+
+// LeaseCounters are the partition leases this admin took over from another and the
+// held leases it lost or failed to renew (the metrics' counts).
+func (s *Scheduler) LeaseCounters() (takenOver, renewFailed int64) { return s.leases.Counts() }

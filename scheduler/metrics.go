@@ -52,7 +52,11 @@ type promMetrics struct {
 	holdersEnded prometheus.Counter
 	state        *prometheus.GaugeVec
 	alarms       *prometheus.CounterVec
-	registered   bool
+	// Partitioned mode (scheduler/cluster).
+	partitionsHeld   prometheus.Gauge
+	leasesTakenOver  prometheus.Counter
+	leaseRenewFailed prometheus.Counter
+	registered       bool
 }
 
 func newPromMetrics(s *Scheduler) *promMetrics {
@@ -101,6 +105,12 @@ func newPromMetrics(s *Scheduler) *promMetrics {
 		alarms: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "xxl_admin_alarms_total",
 			Help: "Alarm deliveries of the fail monitor by channel (mail, a webhook channel's name, or unknown for names " +
 				"nothing configures) and result (ok, fail, skipped)."}, []string{"channel", "result"}),
+		partitionsHeld: prometheus.NewGauge(prometheus.GaugeOpts{Name: "xxl_admin_partitions_held",
+			Help: "Partitions of the jobs this admin holds the lease of (partitioned cluster mode; 0 in lock mode)."}),
+		leasesTakenOver: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_partition_leases_taken_over_total",
+			Help: "Expired partition leases of another admin taken over by this one (partitioned cluster mode)."}),
+		leaseRenewFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "xxl_admin_partition_lease_renewals_failed_total",
+			Help: "Lease rounds that failed while this admin held partitions, and held leases found taken by another admin."}),
 	}
 }
 
@@ -109,7 +119,8 @@ func (s *Scheduler) Collectors() []prometheus.Collector {
 	p := s.metrics.prom
 	return []prometheus.Collector{p.triggers, p.skew, p.scanDur, p.scanJobs, p.lockWait, p.callbacks,
 		p.misfires, p.dbErrors, p.executors, p.leftOut, p.ringSize, p.execCall, p.takenOver, p.deferred,
-		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state, p.alarms}
+		p.lockHold, p.staleFires, p.takeovers, p.holdersEnded, p.state, p.alarms,
+		p.partitionsHeld, p.leasesTakenOver, p.leaseRenewFailed}
 }
 
 func (m *metrics) triggered(ok bool, plannedMs int64, now time.Time) {

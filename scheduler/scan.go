@@ -154,7 +154,9 @@ func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
 }
 
 // ScanOnce runs one scan under the schedule lock (scheduler.md §3). It reports
-// whether any job was due in the window.
+// whether any job was due in the window. In partitioned mode it holds the lock in
+// shared mode, beside the other partitioned admins' scans, and reads only the jobs of
+// the partitions whose leases it confirmed inside its transaction (cluster.Leaser).
 func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	var p plan
 	var found bool
@@ -165,55 +167,77 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 	var connID int64
 	var lockedAt time.Time
 	var marker string
-	err := s.store.InScanTx(ctx, func(id int64) { connID = id }, func(ctx context.Context) error {
-		p, found = plan{}, false
-		lockStart := time.Now()
-		watch := s.watchLockWait(connID)
-		locked, err := s.store.LockSchedule(ctx)
-		wait, read := watch(err != nil)
-		s.metrics.prom.lockWait.Observe(time.Since(lockStart).Seconds())
-		if err != nil {
-			return &lockError{err: err, wait: wait, read: read}
-		}
-		lockedAt = time.Now()
-		if !locked {
-			// Without the row nothing is locked: re-create it and scan next time.
-			_, err := s.store.EnsureLockRow(ctx)
-			return err
-		}
-		marker = s.claimMarker()
-		recovered, err := s.recoverDeadAdmins(ctx, marker)
-		if err != nil {
-			return err
-		}
-		unsure, err := s.claimsOfUncertainScans(ctx)
-		if err != nil {
-			return err
-		}
-		recovered = append(recovered, unsure...)
-		nowMs := s.clock.Now().UnixMilli()
-		p.nowMs = nowMs
-		jobs, err := s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
-		if err != nil {
-			return err
-		}
-		found = len(jobs) > 0
-		s.lastScanFull.Store(len(jobs) >= s.preReadCount())
-		ups := make([]schema.ScheduleUpdate, 0, len(jobs))
-		for i := range jobs {
-			ups = append(ups, s.planJob(&jobs[i], nowMs, &p))
-		}
-		if err := s.claim(ctx, p.fires, marker); err != nil {
-			return err
-		}
-		if err := s.store.UpdateSchedules(ctx, ups, s.cfg.BatchSize); err != nil {
-			return err
-		}
-		p.fires = append(p.fires, recovered...)
-		if s.cfg.Pause != nil && len(p.fires) > 0 {
-			s.cfg.Pause("scan")
-		}
-		return nil
+	held := func(fn func() error) error { return fn() }
+	if s.leases != nil {
+		held = s.leases.Scan
+	}
+	err := held(func() error {
+		return s.store.InScanTx(ctx, func(id int64) { connID = id }, func(ctx context.Context) error {
+			p, found = plan{}, false
+			lockStart := time.Now()
+			watch := s.watchLockWait(connID)
+			lock := s.store.LockSchedule
+			if s.leases != nil {
+				lock = s.store.LockScheduleShared
+			}
+			locked, err := lock(ctx)
+			wait, read := watch(err != nil)
+			s.metrics.prom.lockWait.Observe(time.Since(lockStart).Seconds())
+			if err != nil {
+				return &lockError{err: err, wait: wait, read: read}
+			}
+			lockedAt = time.Now()
+			if !locked {
+				// Without the row nothing is locked: re-create it and scan next time.
+				_, err := s.store.EnsureLockRow(ctx)
+				return err
+			}
+			var parts []int
+			if s.leases != nil {
+				if parts, err = s.leases.Fence(ctx); err != nil {
+					return err
+				}
+			}
+			marker = s.claimMarker()
+			recovered, err := s.recoverDeadAdmins(ctx, marker)
+			if err != nil {
+				return err
+			}
+			unsure, err := s.claimsOfUncertainScans(ctx)
+			if err != nil {
+				return err
+			}
+			recovered = append(recovered, unsure...)
+			nowMs := s.clock.Now().UnixMilli()
+			p.nowMs = nowMs
+			var jobs []schema.Job
+			switch {
+			case s.leases == nil:
+				jobs, err = s.store.ScheduleJobs(ctx, nowMs+PreReadMs, s.preReadCount())
+			case len(parts) > 0:
+				jobs, err = s.store.ScheduleJobsOf(ctx, nowMs+PreReadMs, s.preReadCount(), s.leases.Partitions(), parts)
+			}
+			if err != nil {
+				return err
+			}
+			found = len(jobs) > 0
+			s.lastScanFull.Store(len(jobs) >= s.preReadCount())
+			ups := make([]schema.ScheduleUpdate, 0, len(jobs))
+			for i := range jobs {
+				ups = append(ups, s.planJob(&jobs[i], nowMs, &p))
+			}
+			if err := s.claim(ctx, p.fires, marker); err != nil {
+				return err
+			}
+			if err := s.store.UpdateSchedules(ctx, ups, s.cfg.BatchSize); err != nil {
+				return err
+			}
+			p.fires = append(p.fires, recovered...)
+			if s.cfg.Pause != nil && len(p.fires) > 0 {
+				s.cfg.Pause("scan")
+			}
+			return nil
+		})
 	})
 	if !lockedAt.IsZero() {
 		s.metrics.prom.lockHold.Observe(time.Since(lockedAt).Seconds())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cluster"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cron"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -60,6 +61,29 @@ type Config struct {
 	// KillStaleHolderAfter: a connection that holds the schedule lock idle in its
 	// transaction for this long is ended by the admin waiting for it (0: never).
 	KillStaleHolderAfter time.Duration
+	// Cluster chooses how admins sharing the database share the scan.
+	Cluster ClusterConfig
+}
+
+// Cluster modes (xxl.admin.cluster.mode).
+const (
+	// ModeLock: one admin scans at a time, under the schedule_lock row, as the Java
+	// admin does (the default; safe beside Java admins).
+	ModeLock = "lock"
+	// ModePartitioned: the jobs are split into partitions leased by the admins, which
+	// scan their own partitions in parallel (scheduler/cluster).
+	ModePartitioned = "partitioned"
+)
+
+// ClusterConfig is the cluster mode and, in partitioned mode, its partitions.
+type ClusterConfig struct {
+	// Mode is ModeLock (also when empty) or ModePartitioned.
+	Mode string
+	// Partitions is the number of partitions (cluster.DefaultPartitions when zero).
+	Partitions int
+	// LeaseTime is how long a partition lease lasts unrenewed (cluster.DefaultLeaseTime
+	// when zero).
+	LeaseTime time.Duration
 }
 
 // Scheduler owns the background loops. Create it with New, then Start and Stop.
@@ -147,6 +171,8 @@ type Scheduler struct {
 	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]
 	metrics    metrics
+	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
+	leases *cluster.Leaser
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc
@@ -197,6 +223,11 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	s.ringCond = condTracker{loop: "ring", log: s.log}
 	if store != nil {
 		store.SetLockLimits(cfg.Lock)
+		if cfg.Cluster.Mode == ModePartitioned {
+			s.leases = cluster.New(store, cluster.Config{Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime,
+				Instance: id, Logger: s.log, Held: s.metrics.prom.partitionsHeld, TakenOver: s.metrics.prom.leasesTakenOver,
+				RenewFailed: s.metrics.prom.leaseRenewFailed})
+		}
 	}
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
 	// fire while the outcome is written with the next batch, so one second's fires are
@@ -230,6 +261,9 @@ func (s *Scheduler) Start() {
 		}
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.startedAt.Store(time.Now().UnixNano())
+		if s.leases != nil {
+			s.leases.Start()
+		}
 		s.wgRing.Add(1)
 		go s.ringLoop()
 		s.wgScan.Add(1)
@@ -249,6 +283,11 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		}
 		close(s.stopScan)
 		s.wgScan.Wait()
+		if s.leases != nil {
+			// At once, not after the ring drained: the others scan these partitions
+			// at their next round, before the fires after our read-ahead fall due.
+			s.leases.Stop(ctx)
+		}
 		close(s.stopMon)
 		close(s.stopRing)
 		ringDone := make(chan struct{})

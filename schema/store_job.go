@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,7 +69,11 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 // past the first limit ids are read late, fire late and skip seconds, while the low ids
 // are read again and again.
 func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([]Job, error) {
-	rows, err := s.query(ctx, s.scheduleJobsQuery(maxNextMs, limit))
+	return s.readSchedule(ctx, s.scheduleJobsQuery(maxNextMs, limit))
+}
+
+func (s *Store) readSchedule(ctx context.Context, q sq.SelectBuilder) ([]Job, error) {
+	rows, err := s.query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("pre-read jobs: %w", err)
 	}
@@ -85,6 +90,25 @@ func (s *Store) ScheduleJobs(ctx context.Context, maxNextMs int64, limit int) ([
 		out = append(out, j)
 	}
 	return out, rows.Err()
+}
+
+// ScheduleJobsOf is ScheduleJobs restricted to the jobs of some partitions: those
+// whose id modulo partitions is one of parts (the partitioned cluster mode).
+func (s *Store) ScheduleJobsOf(ctx context.Context, maxNextMs int64, limit, partitions int, parts []int) ([]Job, error) {
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	q := s.scheduleJobsQuery(maxNextMs, limit)
+	if len(parts) < partitions {
+		// Literal numbers (ints, not input): the modulo reads the id the index entry
+		// carries, so the scan stays on the index.
+		in := make([]string, len(parts))
+		for i, p := range parts {
+			in[i] = strconv.Itoa(p)
+		}
+		q = q.Where(fmt.Sprintf("id %% %d IN (%s)", partitions, strings.Join(in, ",")))
+	}
+	return s.readSchedule(ctx, q)
 }
 
 // scheduleJobsQuery is the pre-read statement. With ScanIndex (trigger_status,

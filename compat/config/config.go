@@ -59,6 +59,9 @@ type Config struct {
 	// ScheduleLock bounds what one admin's hold of the schedule lock can cost the
 	// others, from xxl.admin.schedule-lock.* (docs/RELIABILITY.md).
 	ScheduleLock ScheduleLock
+	// Cluster is how admins sharing the database share the scan, from
+	// xxl.admin.cluster.* (docs/RELIABILITY.md, "Partitioned mode").
+	Cluster Cluster
 	// ForwardHeaders is server.forward-headers-strategy: "none" (Spring's default)
 	// names a console client by its TCP peer; "native" and "framework" by the
 	// X-Forwarded-For that TrustedProxies appended.
@@ -134,6 +137,21 @@ type ScheduleLock struct {
 	// connection that holds the lock idle in its transaction this long (a Java admin
 	// cut off while holding it) is ended by the admin waiting for it; 0 never.
 	KillStaleHolderAfter time.Duration
+}
+
+// Cluster is the cluster mode.
+type Cluster struct {
+	// Mode is xxl.admin.cluster.mode: "lock" (the default: one admin scans at a time
+	// under the schedule_lock row, as Java admins do) or "partitioned" (the jobs are
+	// split into partitions leased by the admins, which scan in parallel).
+	Mode string
+	// Partitions is xxl.admin.cluster.partitions, the number of partitions (job id
+	// modulo it), 1..1024; every partitioned admin of a database must use the same.
+	Partitions int
+	// LeaseTime is xxl.admin.cluster.lease-time: how long a partition lease lasts
+	// unrenewed, so how soon a stopped admin's partitions are taken over (1..5 s keeps
+	// its fires inside the 5 s misfire window), 1 s..60 s.
+	LeaseTime time.Duration
 }
 
 // ContextRoot is ContextPath for building links: "/" for the root instead of "".
@@ -774,6 +792,15 @@ func (l *loader) build() *Config {
 	c.ScheduleLock.Wait = time.Duration(l.intIn("xxl.admin.schedule-lock.wait-timeout", 1000, 60000)) * time.Millisecond
 	c.ScheduleLock.IdleRelease = time.Duration(l.intIn("xxl.admin.schedule-lock.idle-release", 1000, 3600000)) * time.Millisecond
 	c.ScheduleLock.KillStaleHolderAfter = l.millis("xxl.admin.schedule-lock.kill-stale-holder-after")
+	c.Cluster.Mode = strings.ToLower(strings.TrimSpace(l.str("xxl.admin.cluster.mode")))
+	if c.Cluster.Mode != "lock" && c.Cluster.Mode != "partitioned" {
+		l.fail("xxl.admin.cluster.mode", fmt.Sprintf("%q is not lock or partitioned", c.Cluster.Mode))
+	}
+	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 1024)
+	c.Cluster.LeaseTime = time.Duration(l.intIn("xxl.admin.cluster.lease-time", 1000, 60000)) * time.Millisecond
+	if c.Cluster.Mode == "partitioned" && c.Cluster.LeaseTime > 5*time.Second {
+		l.warn("xxl.admin.cluster.lease-time: over 5000 ms, the fires of a stopped admin's partitions may fall outside the 5 s misfire window")
+	}
 	c.ForwardHeaders, c.TrustedProxies = l.forwardHeaders()
 	c.Management = l.management(c)
 	c.MetricsToken = strings.TrimSpace(l.str("xxl.admin.metrics.token"))

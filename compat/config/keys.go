@@ -55,6 +55,10 @@ var specs = []spec{
 	{"xxl.admin.schedule-lock.wait-timeout", "2000"},
 	{"xxl.admin.schedule-lock.idle-release", "5000"},
 	{"xxl.admin.schedule-lock.kill-stale-holder-after", "10000"},
+	// Ours: how admins sharing the database share the scan (see Cluster).
+	{"xxl.admin.cluster.mode", "lock"},
+	{"xxl.admin.cluster.partitions", "32"},
+	{"xxl.admin.cluster.lease-time", "4000"},
 	// Spring's: whether X-Forwarded-For names the client (none, native, framework).
 	{"server.forward-headers-strategy", "none"},
 	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).

@@ -106,6 +106,18 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Cluster.Mode == scheduler.ModePartitioned {
+		// Its tables are this admin's own: created here when `schema upgrade` was not run.
+		created, err := schema.CreateOwnTables(ctx, o.DB, schema.LeaseOwnTables)
+		if err != nil {
+			return nil, fmt.Errorf("partitioned mode needs its tables (run `xxl-admin-go schema upgrade`): %w", err)
+		}
+		for _, t := range created {
+			log.Info("created the table of the partitioned mode", "table", t.Name)
+		}
+		log.Info("partitioned cluster mode: this admin scans the partitions it leases",
+			"partitions", cfg.Cluster.Partitions, "lease_time", cfg.Cluster.LeaseTime)
+	}
 	weakToken := strings.TrimSpace(cfg.AccessToken) == "" || cfg.AccessToken == "default_token"
 	if weakToken {
 		log.Warn("xxl.job.accessToken is empty or the public default; anyone who can reach the admin can register executors and post results")
@@ -126,6 +138,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		Pause:                o.Pause,
 		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
+		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
 	}, store, httpExec, clk)
 
 	app := routes.NewApp(log)
