@@ -21,6 +21,7 @@ import (
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 )
 
 // MaxBodyBytes is the largest request body accepted, the executor's own limit.
@@ -48,7 +49,10 @@ type API struct {
 	GroupTokens func(ctx context.Context) (map[string]string, error)
 	// Jobs, when set, serves the job OpenAPI calls it Handles (routes/openapi).
 	Jobs JobCalls
-	Log  *slog.Logger
+	// ClientAddr names the client of a job OpenAPI call for the audit log
+	// (console.Proxies.ClientAddr); the TCP peer when nil.
+	ClientAddr func(c *fiber.Ctx) string
+	Log        *slog.Logger
 
 	tokMu     sync.Mutex
 	tokens    map[string]string
@@ -118,7 +122,11 @@ func (a *API) handle(c *fiber.Ctx) error {
 		if global {
 			app = ""
 		}
-		return reply(c, a.Jobs.Call(ctx, uri, body, app))
+		client := c.IP()
+		if a.ClientAddr != nil {
+			client = a.ClientAddr(c)
+		}
+		return reply(c, a.Jobs.Call(manage.WithClient(ctx, client), uri, body, app))
 	}
 	if !a.tokenOK(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName)) {
 		return reply(c, protocol.Fail(protocol.MsgTokenWrong))

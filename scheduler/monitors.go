@@ -32,8 +32,9 @@ func (s *Scheduler) startMonitors() {
 	s.every("registry", RegistrySpec, s.RegistryMonitorOnce)
 	s.every("fail", FailSpec, s.FailMonitorOnce)
 	s.every("lost", LostSpec, s.LostMonitorOnce)
-	var lastClean time.Time
+	var lastClean, lastPrune time.Time
 	s.every("report", ReportSpec, func(ctx context.Context) error {
+		s.PruneAuditOnce(ctx, &lastPrune)
 		return s.ReportOnce(ctx, &lastClean)
 	})
 }

@@ -34,6 +34,9 @@ type Config struct {
 	BatchSize int
 	// LogRetentionDays deletes logs older than this many days (values < 3 disable).
 	LogRetentionDays int
+	// AuditRetentionDays deletes audit log entries older than this many days (values
+	// <= 0 keep them for ever).
+	AuditRetentionDays int
 	// Lang selects the texts written into logs and alarms.
 	Lang i18n.Lang
 	// Location is the zone cron expressions and day boundaries are evaluated in; it must

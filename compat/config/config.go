@@ -88,6 +88,9 @@ type Config struct {
 	Alarm Alarm
 	// Auth is sign-in besides the local users, from xxl.admin.auth.*.
 	Auth Auth
+	// AuditRetentionDays is xxl.admin.audit.retention-days: audit log entries older
+	// than this many days are deleted; 0 or less keeps them for ever.
+	AuditRetentionDays int
 	// Raw holds every property that was set, placeholders resolved for the keys read
 	// here: those under their upstream spelling (xxl.job.accessToken), defaults
 	// included; other keys as the user spelt them. It holds the passwords too, so it is
@@ -805,6 +808,7 @@ func (l *loader) build() *Config {
 	c.Management = l.management(c)
 	c.MetricsToken = strings.TrimSpace(l.str("xxl.admin.metrics.token"))
 	c.AllowedHosts = l.hostNames("xxl.admin.allowed-hosts")
+	c.AuditRetentionDays = l.intIn("xxl.admin.audit.retention-days", -maxInt, 36500)
 	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
 	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
 		c.ScheduleBatchSize = 100

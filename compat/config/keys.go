@@ -95,6 +95,8 @@ var specs = []spec{
 	{"xxl.admin.auth.oidc.username-claim", "preferred_username"},
 	{"xxl.admin.auth.oidc.groups-claim", ""},
 	{"xxl.admin.auth.oidc.admin-groups", ""},
+	// Ours: how many days audit log entries are kept (0 or less: for ever).
+	{"xxl.admin.audit.retention-days", "90"},
 }
 
 // webhookPrefix starts the keys of named alarm channels,

@@ -32,13 +32,17 @@ func (p Proxies) trusts(a netip.Addr) bool {
 }
 
 // clientAddr is the address a request came from, as Proxies allows to name it.
-func (k *console) clientAddr(c *fiber.Ctx) string {
+func (k *console) clientAddr(c *fiber.Ctx) string { return k.Proxies.ClientAddr(c) }
+
+// ClientAddr is the address a request came from, as p allows to name it: the TCP
+// peer, or the client its trusted proxies name.
+func (p Proxies) ClientAddr(c *fiber.Ctx) string {
 	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
 	if !ok {
 		return c.IP()
 	}
 	peer = peer.Unmap()
-	if !k.Proxies.Forwarded || !k.Proxies.trusts(peer) {
+	if !p.Forwarded || !p.trusts(peer) {
 		return peer.String()
 	}
 	var hops []string
@@ -52,7 +56,7 @@ func (k *console) clientAddr(c *fiber.Ctx) string {
 			break
 		}
 		client = a
-		if !k.Proxies.trusts(a) {
+		if !p.trusts(a) {
 			break
 		}
 	}

@@ -227,6 +227,7 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 			return k.notLoggedIn(c, e.kind, h)
 		}
 		h.tokenLogin = p.Via == manage.SessionToken
+		c.SetUserContext(manage.WithClient(c.UserContext(), k.clientAddr(c)))
 		r := &call{c: c, f: f, p: p, d: chooseDialect(e.kind, h), k: k}
 		if name, bad := f.notUTF8(); bad {
 			// Bad input, not a database failure (the columns are utf8mb4): said so, 400.

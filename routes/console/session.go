@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ func (k *console) login(c *fiber.Ctx) error {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
 	}
 	client := k.clientAddr(c)
+	c.SetUserContext(manage.WithClient(c.UserContext(), client))
 	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v2, err)
@@ -64,6 +66,7 @@ func (k *console) doLogin(c *fiber.Ctx) error {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
 	}
 	client := k.clientAddr(c)
+	c.SetUserContext(manage.WithClient(c.UserContext(), client))
 	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v3, err)
@@ -119,6 +122,10 @@ func (k *console) authLogout(c *fiber.Ctx) error {
 // and expires those cookies. After a sign-in through an OpenID Provider it returns
 // the provider's end-session URL, where the browser goes next.
 func (k *console) endRequestSessions(c *fiber.Ctx) (string, error) {
+	// Who signs out, for the audit log; a request without a valid session ends nothing
+	// worth recording.
+	p, authErr := k.authenticate(c)
+	c.SetUserContext(manage.WithClient(c.UserContext(), k.clientAddr(c)))
 	tok := tokenOf(c)
 	if err := k.Manage.Logout(c.UserContext(), tok); err != nil {
 		return "", err
@@ -132,6 +139,10 @@ func (k *console) endRequestSessions(c *fiber.Ctx) (string, error) {
 	}
 	if id != "" {
 		k.expireCookie(c, manage.IdentityCookie)
+	}
+	if authErr == nil {
+		k.Manage.Record(c.UserContext(), p, manage.Change{Action: manage.ActionSignOut, TargetKind: manage.TargetUser,
+			TargetID: strconv.Itoa(p.User.ID)})
 	}
 	return k.endProviderSession(c), nil
 }

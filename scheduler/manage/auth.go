@@ -151,6 +151,17 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 	if err != nil || !s.localLogin || !VerifyPassword(u.Password, password) {
 		s.limit.fail(keys, now)
 		s.log.Info("sign-in failed", "user", username, "client", clientIP)
+		// The name tried, never the password. Attempts refused by the limit above are
+		// logged only, so that a flood of guesses cannot fill the audit table.
+		if ClientOf(ctx) == "" {
+			ctx = WithClient(ctx, clientIP)
+		}
+		target := ""
+		if u.ID > 0 {
+			target = itoa(u.ID)
+		}
+		s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: username}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
+			TargetID: target, Outcome: OutcomeFailed})
 		return schema.User{}, s.fail(Invalid, "console_login_invalid")
 	}
 	s.limit.reset(keys[0].key)

@@ -48,6 +48,9 @@ func (s *Service) SaveGlue(ctx context.Context, p Principal, in GlueInput) error
 		return err
 	}
 	s.log.Info("glue saved", "job_id", in.JobID, "user", p.User.Username)
+	type glue struct{ GlueSource, GlueRemark string }
+	s.Record(ctx, p, Change{Action: ActionGlueSave, TargetKind: TargetJob, TargetID: itoa(in.JobID),
+		Fields: Diff(glue{job.GlueSource, job.GlueRemark}, glue{in.Source, in.Remark}, jobRules)})
 	return nil
 }
 

@@ -149,6 +149,8 @@ func (s *Service) AddGroup(ctx context.Context, p Principal, in GroupInput) (int
 		return 0, err
 	}
 	s.log.Info("executor group created", "group", id, "app", in.AppName, "user", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionGroupAdd, TargetKind: TargetGroup, TargetID: itoa(id),
+		Fields: Diff(nil, schema.Group{ID: id, AppName: in.AppName, Title: in.Title, AddressType: in.AddressType, AddressList: in.AddressList}, groupRules)})
 	return id, nil
 }
 
@@ -172,8 +174,13 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, in GroupInput) e
 			return err
 		}
 	}
-	old.AppName, old.Title, old.AddressType, old.AddressList, old.UpdateTime = in.AppName, in.Title, in.AddressType, in.AddressList, s.clk.Now()
-	return s.store.UpdateGroup(ctx, old)
+	upd := old
+	upd.AppName, upd.Title, upd.AddressType, upd.AddressList, upd.UpdateTime = in.AppName, in.Title, in.AddressType, in.AddressList, s.clk.Now()
+	if err := s.store.UpdateGroup(ctx, upd); err != nil {
+		return err
+	}
+	s.Record(ctx, p, Change{Action: ActionGroupUpdate, TargetKind: TargetGroup, TargetID: itoa(old.ID), Fields: Diff(old, upd, groupRules)})
+	return nil
 }
 
 // RemoveGroup deletes an executor group that has no jobs and is not the last one,
@@ -212,5 +219,6 @@ func (s *Service) RemoveGroup(ctx context.Context, p Principal, id int) error {
 		return err
 	}
 	s.log.Info("executor group deleted", "group", id, "app", g.AppName, "user", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionGroupRemove, TargetKind: TargetGroup, TargetID: itoa(id), Fields: Diff(g, nil, groupRules)})
 	return nil
 }

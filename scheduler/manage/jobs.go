@@ -335,6 +335,8 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 		return 0, err
 	}
 	s.log.Info("job created", "job_id", id, "group", in.JobGroup, "user", p.User.Username, "running", in.TriggerStatus == 1)
+	job.ID, job.TriggerStatus = id, min(max(in.TriggerStatus, 0), 1)
+	s.Record(ctx, p, Change{Action: ActionJobAdd, TargetKind: TargetJob, TargetID: itoa(id), Fields: Diff(nil, job, jobRules)})
 	return id, nil
 }
 
@@ -417,6 +419,7 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 		}
 		return err
 	}
+	s.Record(ctx, p, Change{Action: ActionJobUpdate, TargetKind: TargetJob, TargetID: itoa(old.ID), Fields: Diff(old, upd, jobRules)})
 	return nil
 }
 
@@ -433,6 +436,7 @@ func (s *Service) RemoveJob(ctx context.Context, p Principal, id int) error {
 		return err
 	}
 	s.log.Info("job deleted", "job_id", id, "group", job.JobGroup, "user", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionJobRemove, TargetKind: TargetJob, TargetID: itoa(id), Fields: Diff(job, nil, jobRules)})
 	return nil
 }
 
@@ -445,15 +449,32 @@ func (s *Service) StartJob(ctx context.Context, p Principal, id int) error {
 	if err := s.checkStartable(job); err != nil {
 		return err
 	}
-	return s.startErr(s.sched.StartJob(ctx, id))
+	if err := s.startErr(s.sched.StartJob(ctx, id)); err != nil {
+		return err
+	}
+	s.Record(ctx, p, Change{Action: ActionJobStart, TargetKind: TargetJob, TargetID: itoa(id),
+		Fields: statusChange(job.TriggerStatus, 1)})
+	return nil
+}
+
+// statusChange is the audit log's record of a job's trigger_status change.
+func statusChange(before, after int) []FieldChange {
+	b, a := itoa(before), itoa(after)
+	return []FieldChange{{Field: "triggerStatus", Before: &b, After: &a}}
 }
 
 // StopJob stops a job.
 func (s *Service) StopJob(ctx context.Context, p Principal, id int) error {
-	if _, err := s.loadJob(ctx, p, id); err != nil {
+	job, err := s.loadJob(ctx, p, id)
+	if err != nil {
 		return err
 	}
-	return s.sched.StopJob(ctx, id)
+	if err := s.sched.StopJob(ctx, id); err != nil {
+		return err
+	}
+	s.Record(ctx, p, Change{Action: ActionJobStop, TargetKind: TargetJob, TargetID: itoa(id),
+		Fields: statusChange(job.TriggerStatus, 0)})
+	return nil
 }
 
 // TriggerJob fires a job once (MANUAL). executorParam replaces the job's parameter
@@ -475,9 +496,14 @@ func (s *Service) TriggerJob(ctx context.Context, p Principal, id int, executorP
 		}
 	}
 	param := executorParam
-	return s.sched.Trigger(context.WithoutCancel(ctx), scheduler.TriggerRequest{
+	if err := s.sched.Trigger(context.WithoutCancel(ctx), scheduler.TriggerRequest{
 		JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
-	})
+	}); err != nil {
+		return err
+	}
+	s.Record(ctx, p, Change{Action: ActionJobTrigger, TargetKind: TargetJob, TargetID: itoa(id),
+		Fields: Diff(nil, struct{ ExecutorParam, AddressList string }{executorParam, addressList}, nil)})
+	return nil
 }
 
 func (s *Service) checkTriggerAddresses(ctx context.Context, p Principal, job schema.Job, list string) error {

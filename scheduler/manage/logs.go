@@ -3,6 +3,7 @@ package manage
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,6 +156,8 @@ func (s *Service) KillLog(ctx context.Context, p Principal, logID int64) (string
 		return "", &Error{Kind: Invalid, Msg: res.Msg}
 	}
 	s.log.Info("log killed", "log_id", logID, "job_id", l.JobID, "user", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionLogKill, TargetKind: TargetLog, TargetID: strconv.FormatInt(logID, 10),
+		Fields: Diff(nil, struct{ JobID, JobGroup int }{l.JobID, l.JobGroup}, nil)})
 	return res.Msg, nil
 }
 
@@ -207,6 +210,11 @@ func (s *Service) ClearLogs(ctx context.Context, p Principal, jobGroup, jobID, t
 		return n, err
 	}
 	s.log.Info("logs cleared", "group", f.JobGroup, "job_id", f.JobID, "rule", typ, "rows", n, "user", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionLogClear, TargetKind: TargetLog,
+		Fields: Diff(nil, struct {
+			JobGroup, JobID, Type int
+			Deleted               int64
+		}{f.JobGroup, f.JobID, typ, n}, nil)})
 	return n, nil
 }
 

@@ -82,6 +82,7 @@ type Service struct {
 	p3     bool
 	log    *slog.Logger
 	limit  *limiter
+	audit  auditCounts
 
 	loginFailures, addrFailures int
 

@@ -19,7 +19,7 @@ const APIUser = "openapi"
 // group's list).
 func (s *Service) APIPrincipal(ctx context.Context, app string) (Principal, error) {
 	if app == "" {
-		return newPrincipal(schema.User{Username: APIUser, Role: 1}, 0), nil
+		return newPrincipal(schema.User{Username: APIUser, Role: 1}, 0).WithActor(Actor{Kind: ActorAccessToken, Name: "xxl.job.accessToken"}), nil
 	}
 	groups, err := s.store.Groups(ctx, -1)
 	if err != nil {
@@ -34,7 +34,8 @@ func (s *Service) APIPrincipal(ctx context.Context, app string) (Principal, erro
 	if len(ids) == 0 {
 		return Principal{}, s.errDenied()
 	}
-	return newPrincipal(schema.User{Username: APIUser, Permission: strings.Join(ids, ",")}, 0), nil
+	return newPrincipal(schema.User{Username: APIUser, Permission: strings.Join(ids, ",")}, 0).
+		WithActor(Actor{Kind: ActorAccessToken, Name: "group token of " + app}), nil
 }
 
 // APIAddJob creates a job as the OpenAPI's addJob does: the console's rules, no child

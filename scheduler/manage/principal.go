@@ -28,6 +28,7 @@ type Principal struct {
 	Via      Session
 	groups   map[int]bool
 	readOnly bool
+	actor    Actor // who the audit log names; the console user when zero (WithActor)
 }
 
 func newPrincipal(u schema.User, via Session) Principal {

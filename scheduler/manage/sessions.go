@@ -316,6 +316,15 @@ func (s *Service) startSession(ctx context.Context, u schema.User, kind int, sec
 			s.log.Warn("old login sessions not deleted", "user_id", u.ID, "err", err)
 		}
 	}
+	session := "identity"
+	if kind == schema.SessionKindToken {
+		session = "token"
+	}
+	s.Record(ctx, newPrincipal(u, 0), Change{Action: ActionSignIn, TargetKind: TargetUser, TargetID: itoa(u.ID),
+		Fields: Diff(nil, struct {
+			Session  string
+			Remember bool
+		}{session, remember}, nil)})
 	if !remember {
 		return 0, nil
 	}

@@ -86,12 +86,14 @@ func (s *Service) AddUser(ctx context.Context, p Principal, in UserInput) (int, 
 	} else if !errors.Is(err, schema.ErrNotFound) {
 		return 0, err
 	}
-	id, err := s.store.InsertUser(ctx, schema.User{Username: in.Username, Password: HashPassword(s.layout, in.Password),
-		Role: in.Role, Permission: in.Permission})
+	nu := schema.User{Username: in.Username, Password: HashPassword(s.layout, in.Password), Role: in.Role, Permission: in.Permission}
+	id, err := s.store.InsertUser(ctx, nu)
 	if err != nil {
 		return 0, err
 	}
 	s.log.Info("user created", "user_id", id, "name", in.Username, "role", in.Role, "by", p.User.Username)
+	nu.ID = id
+	s.Record(ctx, p, Change{Action: ActionUserAdd, TargetKind: TargetUser, TargetID: itoa(id), Fields: Diff(nil, nu, userRules)})
 	return id, nil
 }
 
@@ -143,6 +145,12 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, in UserInput) err
 		return err
 	}
 	s.log.Info("user updated", "user_id", u.ID, "name", u.Username, "role", in.Role, "by", p.User.Username)
+	after := u
+	after.Role, after.Permission = upd.Role, upd.Permission
+	if upd.Password != "" {
+		after.Password = upd.Password
+	}
+	s.Record(ctx, p, Change{Action: ActionUserUpdate, TargetKind: TargetUser, TargetID: itoa(u.ID), Fields: Diff(u, after, userRules)})
 	return nil
 }
 
@@ -155,7 +163,14 @@ func (s *Service) RemoveUser(ctx context.Context, p Principal, id int) error {
 	if id == p.User.ID {
 		return s.fail(Invalid, "console_user_self")
 	}
-	err := s.store.InTx(ctx, func(ctx context.Context) error {
+	gone, err := s.store.LoadUser(ctx, id)
+	if errors.Is(err, schema.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.DeleteUser(ctx, id); err != nil {
 			return err
 		}
@@ -165,6 +180,7 @@ func (s *Service) RemoveUser(ctx context.Context, p Principal, id int) error {
 		return err
 	}
 	s.log.Info("user deleted", "user_id", id, "by", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionUserRemove, TargetKind: TargetUser, TargetID: itoa(id), Fields: Diff(gone, nil, userRules)})
 	return nil
 }
 
@@ -203,5 +219,8 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, oldPassword, 
 		return err
 	}
 	s.log.Info("password changed", "user_id", u.ID, "name", u.Username)
+	masked := Masked
+	s.Record(ctx, p, Change{Action: ActionUserPassword, TargetKind: TargetUser, TargetID: itoa(u.ID),
+		Fields: []FieldChange{{Field: "password", Before: &masked, After: &masked}}})
 	return nil
 }

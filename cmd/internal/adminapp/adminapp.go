@@ -133,7 +133,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	httpExec := scheduler.HTTPExecutor{Client: client, AccessToken: cfg.AccessToken}
 	sched := scheduler.New(scheduler.Config{
 		FastMax: cfg.FastMax, SlowMax: cfg.SlowMax, BatchSize: cfg.ScheduleBatchSize,
-		LogRetentionDays: cfg.LogRetentionDays, Lang: cfg.I18n, Location: o.Location,
+		LogRetentionDays: cfg.LogRetentionDays, AuditRetentionDays: cfg.AuditRetentionDays, Lang: cfg.I18n, Location: o.Location,
 		P3: report.Layout.GroupAccessToken, Mailer: mailer(cfg), Logger: log,
 		Pause:                o.Pause,
 		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
@@ -157,7 +157,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	if limiter == nil {
 		limiter = openapi.NewLimiter(100)
 	}
-	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log,
+	proxies := console.Proxies{Forwarded: cfg.ForwardHeaders != "none", Trusted: cfg.TrustedProxies}
+	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log, ClientAddr: proxies.ClientAddr,
 		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log}}
 	if report.Layout.GroupAccessToken {
 		api.GroupTokens = store.GroupTokens
@@ -169,13 +170,14 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	if err := mgr.PrepareSessions(ctx); err != nil {
 		log.Warn("login sessions: database not reachable at start; deciding at the first sign-in", "err", err)
 	}
+	// The audit log: xxl_admin_audit, created here when missing.
+	mgr.PrepareAudit(ctx)
 	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken,
 		AlarmChannels: alarmChannelNames(cfg)})
 	if err != nil {
 		return nil, err
 	}
-	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage,
-		Proxies: console.Proxies{Forwarded: cfg.ForwardHeaders != "none", Trusted: cfg.TrustedProxies}})
+	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
 	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
 		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
