@@ -85,7 +85,7 @@ func startAdmin(ctx context.Context, args []string, log *slog.Logger, listen str
 	if listen == "" {
 		listen = net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port))
 	}
-	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db, Location: cfg.DataSource.MySQL.Loc,
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db, Location: cfg.DataSource.Location(),
 		Logger: log, Listen: listen})
 	if err != nil {
 		db.Close()

@@ -151,7 +151,7 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, mod
 		if err != nil {
 			return nil, err
 		}
-		return &database{DB: db, Loc: cfg.DataSource.MySQL.Loc, Name: cfg.DataSource.MySQL.DBName}, nil
+		return &database{DB: db, Loc: cfg.DataSource.Location(), Name: cfg.DataSource.DatabaseName()}, nil
 	}
 	path, err := filepath.Abs(cfg.Raw[embeddedPathKey])
 	if err != nil {

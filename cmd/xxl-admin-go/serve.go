@@ -42,6 +42,9 @@ func loadConfig(args, environ []string) (*config.Config, error) {
 }
 
 func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, error) {
+	if cfg.DataSource.Postgres != nil {
+		return openPostgres(ctx, cfg) // schema init creates the database first (createPostgres)
+	}
 	my := cfg.DataSource.MySQL.Clone()
 	if !withDB {
 		my.DBName = ""
@@ -77,15 +80,24 @@ func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out i
 		if _, err := schema.DDL(layout); err != nil {
 			return err
 		}
-		srv, err := openDB(ctx, cfg, false)
-		if err != nil {
+		if err := checkPostgresLayout(cfg, layout); err != nil {
 			return err
 		}
-		name := cfg.DataSource.MySQL.DBName
-		_, err = srv.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
-		srv.Close()
-		if err != nil {
-			return fmt.Errorf("create database %s: %w", name, err)
+		name := cfg.DataSource.DatabaseName()
+		if cfg.DataSource.Postgres != nil {
+			if err := createPostgres(ctx, cfg, out); err != nil {
+				return err
+			}
+		} else {
+			srv, err := openDB(ctx, cfg, false)
+			if err != nil {
+				return err
+			}
+			_, err = srv.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+			srv.Close()
+			if err != nil {
+				return fmt.Errorf("create database %s: %w", name, err)
+			}
 		}
 		db, err := openDB(ctx, cfg, true)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // Where a value came from, as recorded in Config.Source; later sources win.
@@ -173,8 +174,11 @@ type DataSource struct {
 	Username string
 	Password string
 	// MySQL is the driver configuration: address, database, credentials, Loc (the zone
-	// DATETIME columns are in), collation, TLS mode and timeouts.
+	// DATETIME columns are in), collation, TLS mode and timeouts. Nil when the URL is
+	// jdbc:postgresql:.
 	MySQL *mysql.Config
+	// Postgres is the PostgreSQL connection of a jdbc:postgresql: URL; nil otherwise.
+	Postgres *Postgres
 	// MaxOpen is hikari.maximum-pool-size; MaxIdle is hikari.minimum-idle (at most
 	// MaxOpen). Hikari keeps a floor of idle connections while database/sql only caps
 	// them; the cap is the closest equivalent.
@@ -182,6 +186,22 @@ type DataSource struct {
 	// MaxLifetime and IdleTimeout are hikari.max-lifetime and .idle-timeout; zero means
 	// no limit in both Hikari and database/sql.
 	MaxLifetime, IdleTimeout time.Duration
+}
+
+// Location is the zone DATETIME (TIMESTAMP) columns hold wall-clock times in.
+func (d *DataSource) Location() *time.Location {
+	if d.Postgres != nil {
+		return d.Postgres.Loc
+	}
+	return d.MySQL.Loc
+}
+
+// DatabaseName is the database the URL names.
+func (d *DataSource) DatabaseName() string {
+	if d.Postgres != nil {
+		return d.Postgres.Database
+	}
+	return d.MySQL.DBName
 }
 
 // DSN renders MySQL as a go-sql-driver DSN string, password included. The driver's DSN
@@ -200,11 +220,19 @@ func (d *DataSource) ServerDSN() string {
 // Open returns a connection pool sized and aged like the Hikari pool it replaces. It
 // does not connect; the first query or a Ping does.
 func (d *DataSource) Open() (*sql.DB, error) {
-	conn, err := mysql.NewConnector(d.MySQL)
-	if err != nil {
-		return nil, fmt.Errorf("datasource %s/%s: %w", d.MySQL.Addr, d.MySQL.DBName, err)
+	var db *sql.DB
+	if d.Postgres != nil {
+		var err error
+		if db, err = schema.OpenPostgres(schema.PostgresConfig{Conn: d.Postgres.Conn.Copy(), Loc: d.Postgres.Loc}); err != nil {
+			return nil, fmt.Errorf("datasource %s: %w", d.Postgres.Database, err)
+		}
+	} else {
+		conn, err := mysql.NewConnector(d.MySQL)
+		if err != nil {
+			return nil, fmt.Errorf("datasource %s/%s: %w", d.MySQL.Addr, d.MySQL.DBName, err)
+		}
+		db = sql.OpenDB(conn)
 	}
-	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(d.MaxOpen)
 	db.SetMaxIdleConns(d.MaxIdle)
 	db.SetConnMaxLifetime(d.MaxLifetime)
@@ -764,14 +792,20 @@ func (l *loader) build() *Config {
 	ds.IdleTimeout = l.millis("spring.datasource.hikari.idle-timeout")
 	connTimeout := l.millis("spring.datasource.hikari.connection-timeout")
 	if l.err == nil {
-		mc, warnings, err := parseJDBCURL(jdbcInput{url: ds.URL, user: ds.Username, password: ds.Password, timeout: connTimeout})
+		in := jdbcInput{url: ds.URL, user: ds.Username, password: ds.Password, timeout: connTimeout}
+		var warnings []string
+		var err error
+		if isPostgresURL(ds.URL) {
+			ds.Postgres, warnings, err = parsePostgresURL(in)
+		} else {
+			ds.MySQL, warnings, err = parseJDBCURL(in)
+		}
 		if err != nil {
 			l.fail("spring.datasource.url", scrub(err.Error(), ds.Password))
 		}
 		for _, w := range warnings {
 			l.warn("spring.datasource.url: " + w)
 		}
-		ds.MySQL = mc
 	}
 
 	if tok := l.str("xxl.job.accessToken"); strings.TrimSpace(tok) != "" {
