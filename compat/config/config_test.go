@@ -396,7 +396,7 @@ func TestValidationErrors(t *testing.T) {
 		{"--server.port=99999999999999999999999", "server.port", "too large"},
 		{"--server.servlet.context-path=/a b", "server.servlet.context-path", "not a URL path"},
 		{"--server.servlet.context-path=/a?b", "server.servlet.context-path", "not a URL path"},
-		{"--spring.datasource.url=jdbc:postgresql://db/x", "spring.datasource.url", "not a MySQL or MariaDB URL"},
+		{"--spring.datasource.url=jdbc:sqlserver://db/x", "spring.datasource.url", "not a MySQL, MariaDB or PostgreSQL URL"},
 		{"--spring.datasource.url=jdbc:mysql://db:3306", "spring.datasource.url", "no database name"},
 		{"--spring.datasource.url=jdbc:mysql://db/x?serverTimezone=Mars/Base", "spring.datasource.url", `unknown time zone "Mars/Base"`},
 		{"--spring.datasource.hikari.maximum-pool-size=0", "spring.datasource.hikari.maximum-pool-size", "0 is less than 1"},

@@ -148,7 +148,7 @@ func parseScheme(scheme string) (mariadb, multiHost bool, err error) {
 	case "mysql+srv", "mysqlx", "mysqlx+srv":
 		return false, false, fmt.Errorf("jdbc:%s is not supported, give host and port (jdbc:mysql://host:port/database)", scheme)
 	}
-	return false, false, fmt.Errorf("jdbc:%s is not a MySQL or MariaDB URL", scheme)
+	return false, false, fmt.Errorf("jdbc:%s is not a MySQL, MariaDB or PostgreSQL URL", scheme)
 }
 
 // splitHosts splits the authority at commas outside brackets.

@@ -129,7 +129,7 @@ func TestParseJDBCURLErrors(t *testing.T) {
 		{"jdbc:mysql://db:3306", "no database name"},
 		{"jdbc:mysql://db:3306/", "no database name"},
 		{"jdbc:mysql://db:3306/?serverTimezone=UTC", "no database name"},
-		{"jdbc:postgresql://db/xxl_job", "not a MySQL or MariaDB URL"},
+		{"jdbc:sqlserver://db/xxl_job", "not a MySQL, MariaDB or PostgreSQL URL"},
 		{"jdbc:mysql+srv://db/xxl_job", "not supported"},
 		{"jdbc:mysql:db/xxl_job", "jdbc:mysql://host:port/database"},
 		{"jdbc:mysql://db:33a/xxl_job", `port "33a"`},
