@@ -176,6 +176,23 @@ func TestOIDCRefusals(t *testing.T) {
 	require.Equal(t, "/xxl-job-admin/auth/login?sso_error=failed", r.header.Get("Location"))
 	require.Empty(t, attacker.cookie(manage.TokenCookie))
 
+	// The browser's own flow, but the state changed on the way back: refused, although
+	// code and PKCE verifier would pass.
+	own := b.client(t)
+	res, page = own.browse(http.MethodGet, b.base+"/auth/oidc/login", nil, "/")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	m = authRequestID.FindStringSubmatch(page)
+	require.NotNil(t, m)
+	_, end = own.browse(http.MethodPost, idp.Issuer+"/login/username",
+		url.Values{"id": {m[1]}, "username": {"ops-lead"}, "password": {"ops-pw"}}, "/auth/oidc/callback")
+	cb, err = url.Parse(end)
+	require.NoError(t, err)
+	q := cb.Query()
+	q.Set("state", q.Get("state")+"0")
+	r = own.get("/auth/oidc/callback?" + q.Encode())
+	require.Equal(t, "/xxl-job-admin/auth/login?sso_error=failed", r.header.Get("Location"))
+	require.Empty(t, own.cookie(manage.TokenCookie))
+
 	local := b.client(t)
 	require.Equal(t, b.base+"/auth/login?sso_error=local_user", local.oidcLogin(idp, "admin", "idp-admin-pw"))
 	require.Empty(t, local.cookie(manage.TokenCookie))
