@@ -478,17 +478,18 @@ func initPostgres(ctx context.Context, db *sql.DB, name LayoutName, own bool) er
 	return nil
 }
 
-// ResetIDSequences moves the id sequence of each table past its largest id, after rows
+// resetIDSequences moves the id sequence of each table past its largest id, after rows
 // were written with explicit ids (an import); nothing on other dialects, whose
 // auto-increment counters follow explicit ids by themselves.
-func ResetIDSequences(ctx context.Context, db *sql.DB, tables ...string) error {
-	if !IsPostgres(db) {
+func (s *Store) resetIDSequences(ctx context.Context, tables ...string) error {
+	if s.d.Name() != (PostgreSQL{}).Name() {
 		return nil
 	}
 	for _, t := range tables {
-		// setval(seq, max, true) hands out max+1 next; an empty table restarts at 1.
+		// With is_called false, the next id is exactly the one given: one past the
+		// largest, or 1 in an empty table.
 		q := `SELECT setval(pg_get_serial_sequence(?, 'id'), COALESCE((SELECT MAX(id) FROM ` + t + `), 0) + 1, false)`
-		if _, err := db.ExecContext(ctx, q, t); err != nil {
+		if _, err := s.q(ctx).ExecContext(ctx, q, t); err != nil {
 			return fmt.Errorf("reset the id sequence of %s: %w", t, err)
 		}
 	}

@@ -325,7 +325,7 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 				return fmt.Errorf("user %d (%s): %w", u.ID, u.Username, err)
 			}
 		}
-		return nil
+		return st.resetIDSequences(ctx, "xxl_job_group", "xxl_job_info", "xxl_job_logglue", "xxl_job_user")
 	})
 	if err != nil {
 		if errors.Is(err, ErrTargetNotEmpty) {

@@ -183,3 +183,49 @@ func TestImportChecksLayoutAndFile(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.json)
 	}
 }
+
+// A trial on MariaDB moves to PostgreSQL and back with ids preserved, and new rows on
+// PostgreSQL continue after the imported ids (the identity sequences are moved).
+func TestTransferBetweenMariaDBAndPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, mst := schematest.New(t, schema.Layout34)
+	fillTrial(t, mst)
+	d, err := schema.Export(ctx, mst)
+	require.NoError(t, err)
+	require.Len(t, d.Jobs, 3)
+
+	pdb, pst := schematest.NewPostgres(t)
+	res, err := schema.Import(ctx, pst, roundTrip(t, d))
+	require.NoError(t, err)
+	require.Equal(t, 3, res.Jobs)
+	require.Equal(t, 2, res.GlueVersions)
+	back, err := schema.Export(ctx, pst)
+	require.NoError(t, err)
+	require.Equal(t, schema.DumpSource{Dialect: "postgres", Layout: schema.Layout34}, back.Source)
+	normalize(d)
+	normalize(back)
+	require.Equal(t, d, back)
+
+	// And back into a fresh MariaDB database.
+	_, mst2 := schematest.New(t, schema.Layout34)
+	_, err = schema.Import(ctx, mst2, roundTrip(t, back))
+	require.NoError(t, err)
+	again, err := schema.Export(ctx, mst2)
+	require.NoError(t, err)
+	normalize(again)
+	require.Equal(t, d, again)
+
+	lastGroup, lastJob := d.Groups[len(d.Groups)-1].ID, d.Jobs[len(d.Jobs)-1].ID
+	g, err := pst.InsertGroup(ctx, schema.Group{AppName: "new", Title: "new"})
+	require.NoError(t, err)
+	require.Equal(t, lastGroup+1, g, "the group sequence continues after the imported ids")
+	j, err := pst.InsertJob(ctx, schema.Job{JobGroup: 1, JobDesc: "after", GlueType: "BEAN", ScheduleType: "NONE", MisfireStrategy: "DO_NOTHING"})
+	require.NoError(t, err)
+	require.Equal(t, lastJob+1, j)
+	u, err := pst.InsertUser(ctx, schema.User{Username: "ops", Password: "x"})
+	require.NoError(t, err)
+	require.Equal(t, d.Users[len(d.Users)-1].ID+1, u)
+	require.NoError(t, pst.SaveGlue(ctx, lastJob, "echo 3", "v3", time.Now(), schema.GlueKeep))
+	require.Equal(t, 1, pdb.Count(t, "xxl_job_logglue", "id = 3 AND glue_source = 'echo 3'"), "GLUE ids continue too")
+}

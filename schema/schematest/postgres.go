@@ -94,3 +94,22 @@ func NewPostgres(t testing.TB) (*Postgres, *schema.Store) {
 	require.NoError(t, err)
 	return p, st
 }
+
+// Exec runs a statement and fails the test on error.
+func (p *Postgres) Exec(t testing.TB, query string, args ...any) {
+	t.Helper()
+	_, err := p.SQL.Exec(query, args...)
+	require.NoError(t, err, query)
+}
+
+// Count returns SELECT COUNT(*) FROM table WHERE where.
+func (p *Postgres) Count(t testing.TB, table, where string, args ...any) int {
+	t.Helper()
+	q := "SELECT COUNT(*) FROM " + table
+	if where != "" {
+		q += " WHERE " + where
+	}
+	var n int
+	require.NoError(t, p.SQL.QueryRow(q, args...).Scan(&n), q)
+	return n
+}
