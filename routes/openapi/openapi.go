@@ -100,7 +100,11 @@ func (b jobBody) input() manage.JobInput {
 func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
 	return j.run(ctx, uri, body, func() (manage.Principal, string, error) {
 		p, err := j.Manage.APIPrincipal(ctx, app)
-		return p, app, err
+		who := "app:" + app
+		if app == "" {
+			who = "access token"
+		}
+		return p, who, err
 	})
 }
 
@@ -153,7 +157,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ma
 		if err != nil {
 			return j.failure(uri, err)
 		}
-		j.Log.Info("job openapi call", "call", uri, "job_id", id, "app", who)
+		j.Log.Info("job openapi call", "call", uri, "job_id", id, "caller", who)
 		return success(strconv.Quote(strconv.Itoa(id)))
 	case "updateJob":
 		err = j.Manage.APIUpdateJob(ctx, p, b.input())
@@ -169,7 +173,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ma
 	if err != nil {
 		return j.failure(uri, err)
 	}
-	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "app", who)
+	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who)
 	return success("")
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -262,6 +263,22 @@ func TestAPITokenScope(t *testing.T) {
 			require.Contains(t, body, `"code":500`, name)
 		}
 		require.Equal(t, tokens, b.db.Count(t, "xxl_admin_api_token", ""))
+
+		// Changes are POST only and same-origin only, as every console change.
+		res, err := b.console.hc.Get(b.base + "/apitoken/insert?name=x&groups=1")
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+		req, err := http.NewRequest(http.MethodPost, b.base+"/apitoken/revoke", strings.NewReader("id="+strconv.Itoa(ro.ID)))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://evil.example")
+		res, err = b.console.hc.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusForbidden, res.StatusCode)
+		require.Equal(t, tokens, b.db.Count(t, "xxl_admin_api_token", ""))
+		require.Zero(t, b.db.Count(t, "xxl_admin_api_token", "revoke_time > 0 AND id = ?", ro.ID))
 
 		// Members may neither create, list nor revoke tokens.
 		_, body := b.console.post("/user/insert", url.Values{"username": {"member1"}, "password": {"secret1"}, "role": {"0"}, "permission": {"1"}}, "")
