@@ -108,9 +108,13 @@ func (a *API) handle(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if a.Jobs != nil && a.Jobs.Handles(uri) {
+		client := c.IP()
+		if a.ClientAddr != nil {
+			client = a.ClientAddr(c)
+		}
 		// A scoped API token stands alone: the access token headers are not read.
 		if secret, ok := bearer(c.Get(fiber.HeaderAuthorization)); ok {
-			return reply(c, a.Jobs.CallBearer(ctx, uri, body, secret))
+			return reply(c, a.Jobs.CallBearer(manage.WithClient(ctx, client), uri, body, secret))
 		}
 		// Managing jobs always needs a token that matched: a blank
 		// xxl.job.accessToken opens the executor calls only.
@@ -121,10 +125,6 @@ func (a *API) handle(c *fiber.Ctx) error {
 		app := c.Get(protocol.HeaderAppName)
 		if global {
 			app = ""
-		}
-		client := c.IP()
-		if a.ClientAddr != nil {
-			client = a.ClientAddr(c)
 		}
 		return reply(c, a.Jobs.Call(manage.WithClient(ctx, client), uri, body, app))
 	}

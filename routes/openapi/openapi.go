@@ -98,13 +98,13 @@ func (b jobBody) input() manage.JobInput {
 // Call runs one call for a caller already authenticated: app is "" for the global
 // access token, or the app name whose group token was presented.
 func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
-	return j.run(ctx, uri, body, func() (manage.Principal, string, error) {
+	return j.run(ctx, uri, body, func() (caller, error) {
 		p, err := j.Manage.APIPrincipal(ctx, app)
 		who := "app:" + app
 		if app == "" {
 			who = "access token"
 		}
-		return p, who, err
+		return caller{p: p, who: who}, err
 	})
 }
 
@@ -112,25 +112,42 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 // "Authorization: Bearer"): unknown, revoked and expired tokens are refused, and a
 // read-only token may make the read calls only.
 func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret string) protocol.Reply {
-	return j.run(ctx, uri, body, func() (manage.Principal, string, error) {
+	return j.run(ctx, uri, body, func() (caller, error) {
 		p, t, err := j.Manage.TokenPrincipal(ctx, secret)
 		if err != nil {
+			c := caller{}
 			if t.ID > 0 {
+				// A known token refused (revoked, expired): the attempt is on record.
+				c.refused = manage.Actor{Kind: manage.ActorAPIToken, Name: manage.TokenUser(t)}
 				j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", err)
 			}
-			return p, "", err
+			return c, err
 		}
 		if p.ReadOnly() && writeCalls[uri] {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
-			return p, "", &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
+			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
-		return p, p.User.Username, nil
+		return caller{p: p, who: p.User.Username}, nil
 	})
 }
 
-// run applies the limiter, reads the body, authenticates (auth returns the principal
-// and who to log it as) and carries the call out.
-func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (manage.Principal, string, error)) protocol.Reply {
+// caller is who makes a call: the principal and how the log names it, or, for a
+// refused known token, how the audit log names it.
+type caller struct {
+	p       manage.Principal
+	who     string
+	refused manage.Actor
+}
+
+// writeActions are the audit actions of the six calls.
+var writeActions = map[string]string{"addJob": manage.ActionJobAdd, "updateJob": manage.ActionJobUpdate,
+	"removeJob": manage.ActionJobRemove, "startJob": manage.ActionJobStart, "stopJob": manage.ActionJobStop,
+	"triggerJob": manage.ActionJobTrigger}
+
+// run applies the limiter, reads the body, authenticates and carries the call out. A
+// change refused for want of permission — a token out of its groups, a read-only or
+// revoked token — is recorded in the audit log as denied.
+func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (caller, error)) protocol.Reply {
 	if j.Limiter != nil && !j.Limiter.Wait(ctx) {
 		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
 	}
@@ -147,17 +164,29 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ma
 	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
 		return protocol.Fail("invalid request, id missing or not a positive number.")
 	}
-	p, who, err := auth()
+	target := ""
+	if b.ID != nil && uri != "addJob" {
+		target = strconv.Itoa(*b.ID)
+	}
+	denied := manage.Change{Action: writeActions[uri], TargetKind: manage.TargetJob, TargetID: target, Outcome: manage.OutcomeDenied}
+	who, err := auth()
 	if err != nil {
+		if who.refused.Kind != "" {
+			j.Manage.RecordAs(ctx, who.refused, denied)
+		}
 		return j.failure(uri, err)
 	}
+	p := who.p
 	switch uri {
 	case "addJob":
 		id, err := j.Manage.APIAddJob(ctx, p, b.input())
 		if err != nil {
+			if manage.IsKind(err, manage.Denied) {
+				j.Manage.Record(ctx, p, denied)
+			}
 			return j.failure(uri, err)
 		}
-		j.Log.Info("job openapi call", "call", uri, "job_id", id, "caller", who)
+		j.Log.Info("job openapi call", "call", uri, "job_id", id, "caller", who.who)
 		return success(strconv.Quote(strconv.Itoa(id)))
 	case "updateJob":
 		err = j.Manage.APIUpdateJob(ctx, p, b.input())
@@ -171,9 +200,12 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ma
 		err = j.Manage.TriggerJob(ctx, p, *b.ID, b.ExecutorParam, b.AddressList)
 	}
 	if err != nil {
+		if manage.IsKind(err, manage.Denied) {
+			j.Manage.Record(ctx, p, denied)
+		}
 		return j.failure(uri, err)
 	}
-	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who)
+	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who.who)
 	return success("")
 }
 

@@ -98,7 +98,7 @@ func LogStatus(l schema.Log) string {
 	return "pending"
 }
 
-func (j *Jobs) read(ctx context.Context, uri string, body []byte, auth func() (manage.Principal, string, error)) protocol.Reply {
+func (j *Jobs) read(ctx context.Context, uri string, body []byte, auth func() (caller, error)) protocol.Reply {
 	var b readBody
 	if err := decode(body, &b, "call"); err != nil {
 		return protocol.Fail(err.Error())
@@ -116,10 +116,11 @@ func (j *Jobs) read(ctx context.Context, uri string, body []byte, auth func() (m
 	if uri == "listLogs" && b.JobID <= 0 {
 		return protocol.Fail("invalid request, jobId missing or not a positive number.")
 	}
-	p, _, err := auth()
+	who, err := auth()
 	if err != nil {
 		return j.failure(uri, err)
 	}
+	p := who.p
 	loc := j.Manage.Location()
 	var data any
 	switch uri {

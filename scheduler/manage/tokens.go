@@ -131,6 +131,8 @@ func (s *Service) CreateToken(ctx context.Context, p Principal, in TokenInput) (
 	}
 	s.log.Info("api token created", "token_id", t.ID, "name", name, "groups", groups, "read_only", in.ReadOnly,
 		"expire_time", expire, "by", p.User.Username)
+	s.Record(ctx, p, Change{Action: ActionTokenCreate, TargetKind: TargetToken, TargetID: itoa(t.ID),
+		Fields: Diff(nil, s.tokenView(t), nil)})
 	return CreatedToken{APIToken: t, Secret: secret}, nil
 }
 
@@ -205,8 +207,26 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id int) error {
 	}
 	if done {
 		s.log.Info("api token revoked", "token_id", id, "name", t.Name, "by", p.User.Username)
+		s.Record(ctx, p, Change{Action: ActionTokenRevoke, TargetKind: TargetToken, TargetID: itoa(id),
+			Fields: Diff(struct{ State string }{string(s.TokenState(t))}, struct{ State string }{string(TokenRevoked)}, nil)})
 	}
 	return nil
+}
+
+// tokenView is a token as the audit log records it: never its secret or hash.
+type tokenView struct {
+	Name     string
+	Groups   string
+	ReadOnly bool
+	Expire   string // "" for never
+}
+
+func (s *Service) tokenView(t schema.APIToken) tokenView {
+	v := tokenView{Name: t.Name, Groups: joinIDs(t.Groups), ReadOnly: t.ReadOnly}
+	if t.ExpireTime > 0 {
+		v.Expire = time.UnixMilli(t.ExpireTime).In(s.loc).Format(DateTimeLayout)
+	}
+	return v
 }
 
 // TokenPrincipal authenticates a bearer secret: the principal of an active token (a

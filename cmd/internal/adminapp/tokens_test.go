@@ -313,3 +313,41 @@ func TestAPITokenWithoutTable(t *testing.T) {
 	require.Contains(t, body, "schema upgrade")
 	require.Equal(t, 200, b.admin(t, "getJob", `{"id":1}`).Code)
 }
+
+// TestAPITokenAudit: creating and revoking a token, a token's changes and its refused
+// attempts are in the audit log with who and from where — and the secret is not.
+func TestAPITokenAudit(t *testing.T) {
+	t.Parallel()
+	b := setupTokens(t, schema.Layout34)
+	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
+		VALUES (2, 'app-b', 'B', 1, ?, NOW())`, b.exec)
+	rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
+	ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
+	actor := "token:" + strconv.Itoa(rw.ID) + ":deploy"
+
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'token.create' AND actor = 'admin' AND actor_kind = 'user' AND target_kind = 'token' AND target_id = ? AND outcome = 'ok' AND client = '127.0.0.1' AND changes LIKE '%deploy%'", strconv.Itoa(rw.ID)))
+	require.Zero(t, b.db.Count(t, "xxl_admin_audit", "changes LIKE ? OR changes LIKE ?", "%"+rw.Secret+"%", "%"+ro.Secret[4:20]+"%"), "no secret in the audit log")
+
+	id := addedID(t, b.bearer(t, rw.Secret, "addJob", addJobBody))
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.add' AND actor = ? AND actor_kind = 'api_token' AND target_id = ? AND outcome = 'ok' AND client = '127.0.0.1'", actor, strconv.Itoa(id)))
+	require.Equal(t, 200, b.bearer(t, rw.Secret, "triggerJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.trigger' AND actor = ? AND target_id = ?", actor, strconv.Itoa(id)))
+	reads := b.db.Count(t, "xxl_admin_audit", "")
+	require.Equal(t, 200, b.bearer(t, rw.Secret, "getJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
+	require.Equal(t, reads, b.db.Count(t, "xxl_admin_audit", ""), "reads are not changes")
+
+	// Refused changes: out of the token's groups, read-only, revoked.
+	require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)).Code)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.add' AND actor = ? AND outcome = 'denied'", actor))
+	require.Equal(t, 500, b.bearer(t, ro.Secret, "stopJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.stop' AND actor = ? AND actor_kind = 'api_token' AND target_id = ? AND outcome = 'denied'",
+		"token:"+strconv.Itoa(ro.ID)+":viewer", strconv.Itoa(id)))
+	_, body := b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(rw.ID)}}, "")
+	require.Contains(t, body, `"code":200`)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'token.revoke' AND actor = 'admin' AND target_id = ? AND changes LIKE '%revoked%'", strconv.Itoa(rw.ID)))
+	_, body = b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(rw.ID)}}, "")
+	require.Contains(t, body, `"code":200`)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'token.revoke'"), "revoking again changes nothing")
+	require.Equal(t, 500, b.bearer(t, rw.Secret, "removeJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.remove' AND actor = ? AND outcome = 'denied'", actor))
+}
