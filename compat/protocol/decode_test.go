@@ -269,3 +269,26 @@ func TestDecodeSmallParams(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &std))
 	require.Equal(t, "a\nb\n", std.LogContent)
 }
+
+// The replies with which executors accept a call are read without the JSON decoder
+// (no allocation) and as the decoder reads the same reply written with spaces. Not
+// parallel: AllocsPerRun counts the whole process's allocations.
+func TestDecodeReplySuccessShortcut(t *testing.T) {
+	for _, body := range []string{`{"code":200,"msg":null}`, `{"code":200}`, `{"code":200,"msg":null,"content":null}`, `{"code":200,"msg":null,"data":null}`} {
+		spaced := strings.ReplaceAll(strings.ReplaceAll(body, ":", " : "), ",", " , ")
+		code, msg, payload, err := protocol.DecodeReply([]byte(spaced))
+		require.NoError(t, err, spaced)
+		got, gotMsg, gotPayload, err := protocol.DecodeReply([]byte(" " + body + "\n"))
+		require.NoError(t, err, body)
+		require.Equal(t, []any{code, msg, payload}, []any{got, gotMsg, gotPayload}, body)
+		require.Equal(t, protocol.CodeSuccess, got)
+		raw := []byte(body)
+		require.Zero(t, testing.AllocsPerRun(20, func() { _, _, _, _ = protocol.DecodeReply(raw) }), body)
+	}
+	// Anything else still goes through the decoder.
+	code, msg, _, err := protocol.DecodeReply([]byte(`{"code":200,"msg":"ok"}`))
+	require.NoError(t, err)
+	require.Equal(t, []any{200, "ok"}, []any{code, msg})
+	_, _, _, err = protocol.DecodeReply([]byte(`{"code":200,"msg":null`))
+	require.Error(t, err)
+}
