@@ -109,6 +109,7 @@ func (k *console) oidcLogin(c *fiber.Ctx) error {
 // oidcCallback is GET /auth/oidc/callback: the provider's answer.
 func (k *console) oidcCallback(c *fiber.Ctx) error {
 	client := k.clientAddr(c)
+	c.SetUserContext(manage.WithClient(c.UserContext(), client))
 	raw := c.Cookies(flowCookie)
 	c.Cookie(&fiber.Cookie{Name: flowCookie, Value: "", Path: k.ctx + "/auth/oidc/", HTTPOnly: true,
 		SameSite: fiber.CookieSameSiteLaxMode, Secure: c.Protocol() == "https", Expires: time.Unix(0, 0)})

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"io"
 	"log/slog"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,6 +72,13 @@ func TestLDAPSignIn(t *testing.T) {
 			row, err := store.LoadUserByName(ctx, "alice")
 			require.NoError(t, err)
 			require.Equal(t, u.ID, row.ID)
+
+			// The audit log names the directory as who created the user.
+			entries, _, err := store.ListAudit(ctx, schema.AuditFilter{Action: manage.ActionUserAdd, TargetID: strconv.Itoa(u.ID)}, 0, 10)
+			require.NoError(t, err)
+			require.Len(t, entries, 1)
+			require.Equal(t, manage.ActorSystem, entries[0].ActorKind)
+			require.Equal(t, "ldap", entries[0].Actor)
 
 			// The session is the console's own.
 			tok, _, err := svc.NewToken(ctx, u, false)

@@ -157,6 +157,8 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 		}
 		nu.ID = newID
 		s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", newID, "name", name, "role", role, "permission", perm)
+		s.RecordAs(ctx, Actor{Kind: ActorSystem, Name: id.Provider}, Change{Action: ActionUserAdd, TargetKind: TargetUser,
+			TargetID: itoa(newID), Fields: Diff(nil, nu, userRules)})
 		return s.store.LoadUser(ctx, newID)
 	}
 	if err != nil {
@@ -164,6 +166,8 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 	}
 	if localPassword(u.Password) {
 		s.log.Warn("sign-in refused: a local user of that name exists", "provider", id.Provider, "user", name)
+		s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: name}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
+			TargetID: itoa(u.ID), Outcome: OutcomeDenied})
 		return schema.User{}, s.fail(Denied, "console_login_local_user")
 	}
 	return s.updateRights(ctx, u, id, m, role, perm, mapped)
@@ -187,8 +191,11 @@ func (s *Service) updateRights(ctx context.Context, u schema.User, id Identity, 
 	}
 	s.log.Info("user rights updated at sign-in", "provider", id.Provider, "user_id", u.ID, "name", u.Username,
 		"role", upd.Role, "permission", upd.Permission)
-	u.Role, u.Permission = upd.Role, upd.Permission
-	return u, nil
+	after := u
+	after.Role, after.Permission = upd.Role, upd.Permission
+	s.RecordAs(ctx, Actor{Kind: ActorSystem, Name: id.Provider}, Change{Action: ActionUserUpdate, TargetKind: TargetUser,
+		TargetID: itoa(u.ID), Fields: Diff(u, after, userRules)})
+	return after, nil
 }
 
 // SignInOptions is what the login page offers.
@@ -215,6 +222,9 @@ func (s *Service) OIDC() *OIDC { return s.oidc }
 // client address is over its failure limit, otherwise the user's row is created or
 // brought up to date from the mapping. Start the session with NewToken or NewIdentity.
 func (s *Service) SignInOIDC(ctx context.Context, id Identity, clientIP string) (schema.User, error) {
+	if s.oidc == nil {
+		return schema.User{}, errors.New("sign-in with OpenID Connect: no provider is configured")
+	}
 	now := s.clk.Now()
 	keys := []limitKey{{"a:" + clientIP, s.addrFailures}}
 	if wait := s.limit.blocked(keys, now); wait > 0 {
