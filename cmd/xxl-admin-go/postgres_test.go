@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// postgresDatabase names a new database on the test PostgreSQL server, dropped at the
+// end of the test, and returns the datasource arguments a user would give the admin:
+// the Spring URL form with currentSchema, and username and password.
+func postgresDatabase(t *testing.T) (name string, args []string) {
+	t.Helper()
+	server := schematest.PostgresConfig(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name = "xxl_e2e_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		if os.Getenv("XXL_TEST_KEEP_DB") != "" {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.ConnectConfig(ctx, server)
+		if err != nil {
+			t.Logf("drop database %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("drop database %s: %v", name, err)
+		}
+	})
+	q := url.Values{"currentSchema": {"xxl_job"}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	return name, []string{
+		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", server.Host, server.Port, name, q.Encode()),
+		"--spring.datasource.username=" + server.User,
+		"--spring.datasource.password=" + server.Password,
+	}
+}
+
+// A newcomer on PostgreSQL: `schema init` on a server without the database, then the
+// admin; the npm executor registers, a `*/2 * * * * ?` job fires on schedule and the
+// executor's results are stored.
+func TestPostgresNewcomerEndToEnd(t *testing.T) {
+	t.Parallel()
+	name, ds := postgresDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var out bytes.Buffer
+	require.NoError(t, run(ctx, append([]string{"schema", "init"}, ds...), nil, &out, io.Discard, nil))
+	require.Contains(t, out.String(), "created database "+name)
+	require.Contains(t, out.String(), "created the 3.4 layout")
+
+	port := freePort(t)
+	args := append(append([]string{}, ds...), fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=e2e-token", "--xxl.job.i18n=en")
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, nil, io.Discard, testWriter{t}, ready) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("admin did not start: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("admin did not start within 20 s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(15 * time.Second):
+			t.Error("admin did not stop within 15 s")
+		}
+	})
+	admin := fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
+
+	// The test reads and writes the tables as the admin does: in serverTimezone.
+	c := schematest.PostgresConfig(t).Copy()
+	c.Database = name
+	c.RuntimeParams["search_path"] = "xxl_job"
+	loc, err := time.LoadLocation(schematest.Zone)
+	require.NoError(t, err)
+	db, err := schema.OpenPostgres(schema.PostgresConfig{Conn: c, Loc: loc})
+	require.NoError(t, err)
+	defer db.Close()
+	count := func(q string, args ...any) int {
+		var n int
+		require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM "+q, args...).Scan(&n), q)
+		return n
+	}
+
+	var group int
+	require.NoError(t, db.QueryRow("INSERT INTO xxl_job_group (app_name, title, address_type, update_time) VALUES ('pg-app', 'pg', 0, ?) RETURNING id",
+		time.Now()).Scan(&group))
+	addr := startNodeExecutor(t, admin, "pg-app", "e2e-token")
+	waitFor(t, "registry row", 30*time.Second, func() bool {
+		return count("xxl_job_registry WHERE registry_key = 'pg-app' AND registry_value = ?", addr) == 1
+	})
+	waitFor(t, "address_list", 40*time.Second, func() bool {
+		return count("xxl_job_group WHERE id = ? AND address_list = ?", group, addr) == 1
+	})
+
+	first := (time.Now().UnixMilli()/2000 + 4) * 2000
+	var job int
+	require.NoError(t, db.QueryRow(`INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, glue_type, glue_source,
+		glue_updatetime, add_time, update_time, trigger_status, trigger_next_time)
+		VALUES (?, 'every two seconds', 'e2e', 'CRON', '*/2 * * * * ?', 'DO_NOTHING', 'FIRST', 'demoJobHandler', 'p',
+		'SERIAL_EXECUTION', 'BEAN', '', ?, ?, ?, 1, ?) RETURNING id`, group, time.Now(), time.Now(), time.Now(), first).Scan(&job))
+
+	waitFor(t, "three completed fires", 30*time.Second, func() bool {
+		return count("xxl_job_log WHERE job_id = ? AND handle_code = 200", job) >= 3
+	})
+	rows, err := db.Query("SELECT trigger_time, trigger_code, handle_code, executor_address, handle_time FROM xxl_job_log WHERE job_id = ? ORDER BY id LIMIT 3", job)
+	require.NoError(t, err)
+	var times []time.Time
+	for rows.Next() {
+		var tt, ht time.Time
+		var tc, hc int
+		var a string
+		require.NoError(t, rows.Scan(&tt, &tc, &hc, &a, &ht))
+		require.Equal(t, 200, tc)
+		require.Equal(t, 200, hc)
+		require.Equal(t, addr, a)
+		require.False(t, ht.Before(tt), "the result is stored after the trigger")
+		times = append(times, tt)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, time.UnixMilli(first).Unix(), times[0].Unix(), "first fire at the planned second, written in serverTimezone")
+	for i := 1; i < len(times); i++ {
+		require.Equal(t, 2*time.Second, times[i].Sub(times[i-1]), "fire %d", i)
+	}
+	var wall string
+	require.NoError(t, db.QueryRow("SELECT to_char(trigger_time, 'HH24:MI:SS') FROM xxl_job_log WHERE job_id = ? ORDER BY id LIMIT 1", job).Scan(&wall))
+	require.Equal(t, time.UnixMilli(first).In(loc).Format(time.TimeOnly), wall, "TIMESTAMP holds the wall clock of serverTimezone")
+}
