@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage/oidctest"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -199,4 +201,24 @@ func TestOIDCRefusals(t *testing.T) {
 	u, err := b.store.LoadUser(t.Context(), 1)
 	require.NoError(t, err)
 	require.True(t, manage.VerifyPassword(u.Password, "123456"))
+}
+
+// The ID token's expiry is checked against the admin's clock with a minute of
+// allowance for a provider whose clock runs ahead: a token that expired 30 s ago by
+// the admin's clock passes, one that expired 2 minutes ago does not.
+func TestOIDCClockSkew(t *testing.T) {
+	t.Parallel()
+	const lifetime = 2 * time.Minute
+	idp := oidctest.Start(t, oidcUsers, oidctest.Options{IDTokenLifetime: lifetime})
+	clk := clock.NewFake(time.Now())
+	cfg, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: idp.Issuer, ClientID: oidctest.ClientID,
+		ClientSecret: oidctest.ClientSecret, Clock: clk})
+	require.NoError(t, err)
+	b := setup(t, schema.Layout34, bundleOpts{oidc: cfg})
+	idp.AllowRedirect(b.base + "/auth/oidc/callback")
+
+	clk.Set(time.Now().Add(lifetime + 30*time.Second))
+	require.Equal(t, b.base+"/", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
+	clk.Set(time.Now().Add(lifetime + manage.ClockSkew + time.Minute))
+	require.Equal(t, b.base+"/auth/login?sso_error=failed", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
 }

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/zitadel/oidc/v3/example/server/exampleop"
@@ -54,6 +55,7 @@ type Provider struct {
 	kids        []string
 	ended       []string // id_token_hint of each end-session request
 	inIDToken   bool
+	idLifetime  time.Duration
 }
 
 // Options shape a Provider.
@@ -61,6 +63,8 @@ type Options struct {
 	// ClaimsInIDToken puts the profile and groups claims into the ID token, as
 	// Keycloak does; otherwise they are only on the UserInfo endpoint.
 	ClaimsInIDToken bool
+	// IDTokenLifetime is how long ID tokens are valid; the example's hour when 0.
+	IDTokenLifetime time.Duration
 }
 
 // Start runs a provider with users until the test ends.
@@ -70,7 +74,8 @@ func Start(t testing.TB, users []User, o Options) *Provider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Provider{Issuer: "http://" + l.Addr().String(), groups: map[string][]string{}, inIDToken: o.ClaimsInIDToken}
+	p := &Provider{Issuer: "http://" + l.Addr().String(), groups: map[string][]string{}, inIDToken: o.ClaimsInIDToken,
+		idLifetime: o.IDTokenLifetime}
 	p.Rotate(t)
 	accounts := map[string]*storage.User{}
 	for _, u := range users {
@@ -250,3 +255,10 @@ func (c client) PostLogoutRedirectURIs() []string {
 }
 
 func (c client) IDTokenUserinfoClaimsAssertion() bool { return c.p.inIDToken }
+
+func (c client) IDTokenLifetime() time.Duration {
+	if c.p.idLifetime > 0 {
+		return c.p.idLifetime
+	}
+	return c.Client.IDTokenLifetime()
+}
