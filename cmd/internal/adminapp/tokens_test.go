@@ -248,6 +248,30 @@ func TestAPITokenScope(t *testing.T) {
 		}
 	})
 
+	t.Run("Console2xLine", func(t *testing.T) {
+		// A 2.x script's session (POST /login, XXL_JOB_LOGIN_IDENTITY) manages tokens
+		// too, answered in 2.x envelopes.
+		c := newConsoleClient(t, b.base)
+		_, body := c.post("/login", url.Values{"userName": {"admin"}, "password": {"123456"}}, "")
+		require.Contains(t, body, `"code":200`)
+		_, body = c.post("/apitoken/insert", url.Values{"name": {"legacy cron"}, "groups": {"1"}, "readOnly": {"1"}}, "")
+		var r struct {
+			Code    int          `json:"code"`
+			Content createdToken `json:"content"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &r), body)
+		require.Equal(t, 200, r.Code, body)
+		require.True(t, strings.HasPrefix(r.Content.Secret, "xat_"))
+		require.Equal(t, 200, b.bearer(t, r.Content.Secret, "getJob", `{"id":1}`).Code)
+		_, body = c.post("/apitoken/pageList", url.Values{"start": {"0"}, "length": {"10"}}, "")
+		require.Contains(t, body, `"recordsTotal":`)
+		require.Contains(t, body, `"legacy cron"`)
+		require.NotContains(t, body, r.Content.Secret)
+		_, body = c.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(r.Content.ID)}}, "")
+		require.Contains(t, body, `"code":200`)
+		require.Equal(t, 500, b.bearer(t, r.Content.Secret, "getJob", `{"id":1}`).Code)
+	})
+
 	t.Run("ConsoleRules", func(t *testing.T) {
 		tokens := b.db.Count(t, "xxl_admin_api_token", "")
 		for name, form := range map[string]url.Values{
