@@ -53,7 +53,7 @@ const ClockSkew = time.Minute
 
 // OIDC is a configured OpenID Provider. Discovery, the key set (fetched again when a
 // token names an unknown key, so key rotation needs nothing) and the ID token checks
-// (signature, issuer, audience, expiry, nonce) are go-oidc's.
+// (signature, issuer, audience, expiry) are go-oidc's; Exchange compares the nonce.
 type OIDC struct {
 	cfg OIDCConfig
 
