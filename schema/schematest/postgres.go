@@ -60,6 +60,7 @@ func NewPostgresEmpty(t testing.TB) *Postgres {
 	require.NoError(t, err)
 	admin, err := schema.OpenPostgres(schema.PostgresConfig{Conn: cfg.Copy(), Loc: loc})
 	require.NoError(t, err)
+	admin.SetMaxOpenConns(1)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "xxl_test_" + hex.EncodeToString(b[:])
@@ -72,7 +73,9 @@ func NewPostgresEmpty(t testing.TB) *Postgres {
 	c.RuntimeParams["search_path"] = name
 	db, err := schema.OpenPostgres(schema.PostgresConfig{Conn: c, Loc: loc})
 	require.NoError(t, err)
-	db.SetMaxOpenConns(20)
+	// Few connections per test: the server's max_connections (100 by default) is
+	// shared by every test running in parallel.
+	db.SetMaxOpenConns(10)
 	t.Cleanup(func() {
 		db.Close()
 		if os.Getenv("XXL_TEST_KEEP_DB") == "" {
