@@ -126,12 +126,14 @@ func (k *console) oidcCallback(c *fiber.Ctx) error {
 		// A callback this browser did not start (or started too long ago): the state
 		// check is what stops a forged sign-in.
 		k.Manage.NoteSignInFailure(client)
+		k.recordProviderFailure(c)
 		k.Log.Warn("oidc callback refused: state does not match a sign-in of this browser", "client", client)
 		return k.ssoFailed(c, SSOFailed)
 	}
 	id, idToken, err := k.Manage.OIDC().Exchange(c.UserContext(), f, c.Query("code"), k.redirectURL(c))
 	if err != nil {
 		k.Manage.NoteSignInFailure(client)
+		k.recordProviderFailure(c)
 		k.Log.Warn("oidc sign-in failed", "err", err, "client", client)
 		return k.ssoFailed(c, SSOFailed)
 	}
@@ -191,4 +193,12 @@ func logoutPayload(endSession string) []byte {
 	return marshal(struct {
 		EndSessionURL string `json:"endSessionUrl"`
 	}{endSession})
+}
+
+// recordProviderFailure records a failed provider sign-in in the audit log (the
+// provider named no user the admin could trust).
+func (k *console) recordProviderFailure(c *fiber.Ctx) {
+	k.Manage.RecordAs(c.UserContext(), manage.Actor{Kind: manage.ActorAnonymous}, manage.Change{
+		Action: manage.ActionSignInFailed, TargetKind: manage.TargetUser, Outcome: manage.OutcomeFailed,
+		Fields: manage.Diff(nil, struct{ Provider string }{"oidc"}, nil)})
 }
