@@ -439,3 +439,33 @@ func (s *Service) PrepareAudit(ctx context.Context) {
 	s.log.Warn("audit log: table "+schema.AuditTable+" is missing and could not be created; entries go to this log "+
 		"only until `xxl-admin-go schema upgrade` adds it", "err", err)
 }
+
+// ParseAuditTime reads a time filter of the Audit page in the service's zone:
+// "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm" or "yyyy-MM-dd" (with end, the last
+// millisecond of that minute or day, so that a "to" bound includes it). "" is the zero
+// time (no bound). field names the filter in the error ("audit_from", "audit_to").
+func (s *Service) ParseAuditTime(field, v string, end bool) (time.Time, error) {
+	v = strings.TrimSpace(strings.Replace(v, "T", " ", 1))
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, l := range []struct {
+		layout string
+		span   time.Duration
+	}{{DateTimeLayout, time.Second}, {"2006-01-02 15:04", time.Minute}, {"2006-01-02", 24 * time.Hour}} {
+		t, err := time.ParseInLocation(l.layout, v, s.loc)
+		if err != nil {
+			continue
+		}
+		if end {
+			if l.span == 24*time.Hour {
+				t = t.AddDate(0, 0, 1) // a calendar day, whatever daylight saving does
+			} else {
+				t = t.Add(l.span)
+			}
+			t = t.Add(-time.Millisecond)
+		}
+		return t, nil
+	}
+	return time.Time{}, s.errInvalid(field)
+}

@@ -1,0 +1,115 @@
+// Audit log (administrators): filters (who, action, target, time range) and a paged
+// table from /audit/pageList, each entry with its changed fields before and after.
+'use strict';
+
+(() => {
+  const { t, el, $, api, listFilters, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
+  const filters = document.getElementById('filters');
+  const tbody = $('#audit-table tbody');
+  const totalBadge = document.getElementById('total-badge');
+  const actions = boot.actions || {};
+  const COLS = 6;
+  const FIELDS = ['actor', 'action', 'targetKind', 'targetId', 'from', 'to'];
+  const SHOWN = 6; // changed fields shown before "n more"
+  const CUT = 160; // characters of a value shown in the table (the title holds all)
+
+  const q = readQuery();
+  const state = {
+    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
+    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
+  };
+  for (const k of FIELDS) if (q.has(k)) filters[k].value = q.get(k);
+  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
+
+  // dt completes a typed time: a date alone, or a time without seconds.
+  const dt = (v) => {
+    const s = String(v || '').trim().replace('T', ' ');
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(s)) return s + ':00';
+    return s;
+  };
+
+  let seq = 0;
+  async function load() {
+    const my = ++seq;
+    const f = {};
+    for (const k of FIELDS) f[k] = filters[k].value.trim();
+    f.from = dt(f.from);
+    f.to = dt(f.to);
+    writeQuery({ ...f, offset: state.offset || '', size: state.size === 20 ? '' : state.size });
+    try {
+      const page = await api('/audit/pageList', { ...f, offset: state.offset, pagesize: state.size });
+      if (my !== seq) return;
+      totalBadge.textContent = (page.total || 0).toLocaleString();
+      tableRows(tbody, page.data || [], COLS, row);
+      pg.render(page.total || 0, state.offset, state.size);
+    } catch (e) {
+      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
+    }
+  }
+
+  const OUTCOME = { ok: 'success', failed: 'danger', limited: 'warning', denied: 'danger' };
+  // named is the text of a stored name ("user" under "audit_kind_"), the name itself
+  // when no text has it.
+  const named = (prefix, k) => {
+    if (!k) return '';
+    const key = prefix + k;
+    const s = t(key);
+    return s === key ? k : s;
+  };
+
+  // applyFilter narrows the list to one value of a column (a click in the table).
+  function applyFilter(values) {
+    for (const [k, v] of Object.entries(values)) filters[k].value = v;
+    state.offset = 0;
+    load();
+  }
+
+  const cut = (v) => (v.length > CUT ? v.slice(0, CUT) + '…' : v);
+  const value = (v) => el('code', { class: 'audit-value', title: v.length > CUT ? v : null }, cut(v) === '' ? '""' : cut(v));
+
+  // change renders one changed field: before → after, "set to" on creation, "was" on
+  // deletion. Everything is text nodes: values are never interpreted as markup.
+  function change(c) {
+    const has = (v) => v !== undefined && v !== null;
+    const parts = [el('span', { class: 'audit-field' }, String(c.field)), ' '];
+    if (has(c.before) && has(c.after)) parts.push(value(String(c.before)), ' → ', value(String(c.after)));
+    else if (has(c.after)) parts.push(el('span', { class: 'muted' }, t('audit_created')), ' ', value(String(c.after)));
+    else if (has(c.before)) parts.push(el('span', { class: 'muted' }, t('audit_removed')), ' ', value(String(c.before)));
+    return el('li', {}, parts);
+  }
+
+  function changes(list) {
+    if (typeof list === 'string') return el('span', { class: 'mono' }, cut(list));
+    if (!Array.isArray(list) || list.length === 0) return el('span', { class: 'muted' }, t('audit_no_changes'));
+    const ul = el('ul', { class: 'audit-changes' }, list.slice(0, SHOWN).map(change));
+    if (list.length > SHOWN) {
+      const more = el('button', { type: 'button', class: 'link-btn' }, t('audit_more', list.length - SHOWN));
+      more.addEventListener('click', () => { list.slice(SHOWN).forEach((c) => ul.appendChild(change(c))); more.remove(); });
+      return el('div', {}, ul, more);
+    }
+    return ul;
+  }
+
+  function row(e) {
+    const actorBtn = e.actor
+      ? el('button', { type: 'button', class: 'link-btn strong', title: t('audit_filter_actor'), onclick: () => applyFilter({ actor: e.actor }) }, e.actor)
+      : el('span', { class: 'muted' }, '—');
+    const target = e.targetKind
+      ? el('button', { type: 'button', class: 'link-btn', title: t('audit_filter_obj'),
+        onclick: () => applyFilter({ targetKind: e.targetKind, targetId: e.targetId || '' }) },
+      named('audit_target_', e.targetKind) + (e.targetId ? ' #' + e.targetId : ''))
+      : el('span', { class: 'muted' }, '—');
+    return el('tr', { dataset: { id: e.id, action: e.action, outcome: e.outcome, target: e.targetKind + ':' + e.targetId } },
+      el('td', { class: 'mono nowrap' }, e.time),
+      el('td', {}, actorBtn, el('div', {}, el('small', { class: 'muted' }, named('audit_kind_', e.actorKind)))),
+      el('td', { class: 'mono' }, e.client || '—'),
+      el('td', {}, el('div', {}, actions[e.action] || e.action), e.outcome === 'ok' ? null
+        : badge(named('audit_outcome_', e.outcome), OUTCOME[e.outcome] || 'muted')),
+      el('td', {}, target),
+      el('td', { class: 'audit-changes-cell' }, changes(e.changes)));
+  }
+
+  listFilters(filters, state, load, [filters.action, filters.targetKind]);
+  document.getElementById('btn-refresh').addEventListener('click', load);
+  load();
+})();
