@@ -301,7 +301,13 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.open("/", "login")
 	b.shot("login")
 	b.clean("login page")
+	// A wrong password first: refused, and recorded in the audit log.
 	b.typeInto("#login-user", "admin")
+	b.typeInto("#login-password", "not-the-password")
+	b.click("#login-submit")
+	b.wait("sign-in refused", `!document.getElementById('login-error').hidden`, 10*time.Second)
+	b.clean("refused sign-in")
+	b.do("clear the password", chromedp.Evaluate[chromedp.Void](`document.getElementById('login-password').value = ''`))
 	b.typeInto("#login-password", "123456")
 	b.click("#login-submit")
 	b.wait("dashboard", `document.body.dataset.page === "dashboard" && document.querySelector("#chart-days svg")`, 20*time.Second)
@@ -552,6 +558,22 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.shot("dashboard-new-password")
 	b.clean("password change")
 
+	// The Audit page lists every change made above.
+	var opsUser, tokenID int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_user WHERE username='opsuser'").Scan(&opsUser))
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_admin_api_token WHERE name='ci deploy'").Scan(&tokenID))
+	auditWalkThrough(t, b, db, []auditEntry{
+		"signin.failed user:1", audited("signin", "user", 1),
+		audited("group.add", "group", group), audited("group.update", "group", 1),
+		audited("job.add", "job", job), audited("job.trigger", "job", job),
+		audited("job.add", "job", glueJob), audited("glue.save", "job", glueJob),
+		audited("job.update", "job", job), audited("job.stop", "job", job),
+		audited("job.add", "job", copyID), audited("job.remove", "job", copyID),
+		audited("user.add", "user", opsUser),
+		audited("token.create", "token", tokenID), audited("token.revoke", "token", tokenID),
+		audited("user.password", "user", 1),
+	}, noXSS)
+
 	// Sign out from the user menu.
 	b.jsClick("#user-btn")
 	b.jsClick("#btn-sign-out")
@@ -560,6 +582,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.wait("login page", `document.body.dataset.page === 'login'`, 10*time.Second)
 	b.clean("sign-out")
 	require.True(t, eval[bool](b, noXSS))
+	require.Equal(t, 1, db.Count(t, "xxl_admin_audit", "action='signout' AND actor='admin' AND actor_kind='user'"), "the sign-out is recorded")
 }
 
 func TestConsoleInBrowserMember(t *testing.T) {
@@ -627,6 +650,8 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	require.Contains(t, eval[string](b, `document.getElementById('error-text').textContent`), "administrators")
 	b.open("/apitoken", "error")
 	require.False(t, eval[bool](b, `!!document.querySelector('.nav a[data-nav="tokens"]')`), "no API token entry for members")
+	b.open("/audit", "error")
+	require.False(t, eval[bool](b, `!!document.querySelector('.nav a[data-nav="audit"]')`), "no Audit entry for members")
 	b.shot("admin-page-refused")
 	b.clean("refused administration page")
 
@@ -642,6 +667,9 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	b.wait("history empty", `document.querySelector('#logs-table tr.placeholder') && !document.querySelector('#logs-table tr[data-id]')`, 10*time.Second)
 	b.clean("member run history")
 	require.Equal(t, 0, db.Count(t, "xxl_job_log", "job_id=?", job))
+	for _, action := range []string{"signin", "job.trigger", "log.kill", "log.clear"} {
+		require.Equal(t, 1, db.Count(t, "xxl_admin_audit", "action=? AND actor='member' AND outcome='ok'", action), "%s recorded", action)
+	}
 }
 
 // tokenWalkThrough creates a scoped API token on the API token page (reached from the
