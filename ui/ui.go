@@ -207,6 +207,9 @@ type page struct {
 	Data    any
 	// Warnings are the security banner's lines (text keys), shown to administrators.
 	Warnings []string
+
+	// External is a user of an LDAP directory or OpenID Provider (no password change).
+	External bool
 }
 
 // T returns a UI text with its {0}, {1}, … placeholders filled.
@@ -300,7 +303,7 @@ func (u *UI) newPage(c *fiber.Ctx, name, titleKey string) *page {
 	p := &page{u: u, lang: l, texts: textsFor(l), Name: name}
 	p.Title = p.T(titleKey)
 	if pr, ok := console.PrincipalOf(c); ok {
-		p.User, p.Admin = pr.User.Username, pr.Admin()
+		p.User, p.Admin, p.External = pr.User.Username, pr.Admin(), pr.External()
 	}
 	if p.Admin {
 		p.Warnings = u.securityWarnings(c.UserContext())

@@ -73,6 +73,7 @@ func TestConsoleSignInWithOIDCInBrowser(t *testing.T) {
 	require.Equal(t, "sre-lead", eval[string](b, `document.querySelector('#user-btn .user-name').textContent.trim()`))
 	require.Equal(t, "Administrator", eval[string](b, `document.querySelector('#user-btn .user-role').textContent.trim()`))
 	require.True(t, eval[bool](b, `!!document.querySelector('.nav-item[data-nav="users"]')`), "administration menu")
+	require.False(t, eval[bool](b, `!!document.getElementById('btn-change-pwd')`), "no password change: the password is the provider's")
 	b.shot("dashboard-admin")
 	b.clean("admin dashboard after the provider's sign-in")
 	require.Equal(t, 1, db.Count(t, "xxl_job_user", "username='sre-lead' AND role=1"))

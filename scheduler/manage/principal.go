@@ -44,6 +44,10 @@ func (p Principal) ReadOnly() bool { return p.readOnly }
 // Admin reports the administrator role (role 1).
 func (p Principal) Admin() bool { return p.User.Role == 1 }
 
+// External reports a user an LDAP directory or OpenID Provider created: their
+// password is the provider's, so the console offers no password change.
+func (p Principal) External() bool { return strings.HasPrefix(p.User.Password, externalMark) }
+
 // CanGroup reports whether the user may see and manage jobs and logs of an executor
 // group: administrators everywhere, normal users in the groups of their permission
 // list. Ids <= 0 ("all groups") are for administrators only.
