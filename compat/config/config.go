@@ -759,6 +759,10 @@ func (l *loader) intIn(key string, lo, hi int) int {
 
 const maxInt = int(^uint(0) >> 1)
 
+// maxAuditRetentionDays bounds xxl.admin.audit.retention-days (100 years), so that the
+// cut-off date stays a date.
+const maxAuditRetentionDays = 36500
+
 func (l *loader) millis(key string) time.Duration {
 	return time.Duration(l.intIn(key, 0, maxInt)) * time.Millisecond
 }
@@ -842,7 +846,11 @@ func (l *loader) build() *Config {
 	c.Management = l.management(c)
 	c.MetricsToken = strings.TrimSpace(l.str("xxl.admin.metrics.token"))
 	c.AllowedHosts = l.hostNames("xxl.admin.allowed-hosts")
-	c.AuditRetentionDays = l.intIn("xxl.admin.audit.retention-days", -maxInt, 36500)
+	if n, ok := l.integer("xxl.admin.audit.retention-days"); ok && n > maxAuditRetentionDays {
+		l.fail("xxl.admin.audit.retention-days", fmt.Sprintf("%d is more than %d (100 years; 0 keeps entries for ever)", n, maxAuditRetentionDays))
+	} else {
+		c.AuditRetentionDays = n
+	}
 	c.ScheduleBatchSize, _ = l.integer("xxl.job.schedule.batchsize")
 	if c.ScheduleBatchSize < 50 || c.ScheduleBatchSize > 500 {
 		c.ScheduleBatchSize = 100

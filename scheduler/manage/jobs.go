@@ -457,8 +457,12 @@ func (s *Service) StartJob(ctx context.Context, p Principal, id int) error {
 	return nil
 }
 
-// statusChange is the audit log's record of a job's trigger_status change.
+// statusChange is the audit log's record of a job's trigger_status change (none when
+// the job already was in that state).
 func statusChange(before, after int) []FieldChange {
+	if before == after {
+		return nil
+	}
 	b, a := itoa(before), itoa(after)
 	return []FieldChange{{Field: "triggerStatus", Before: &b, After: &a}}
 }
