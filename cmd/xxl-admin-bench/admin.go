@@ -23,6 +23,9 @@ import (
 // benchmark database (go-sql-driver DSN as spring.datasource.url), followed by the
 // user's -admin-arg overrides.
 func adminArgs(server *mysql.Config, dbName, token string, port int, extra []string) []string {
+	if pgServer != nil {
+		return postgresAdminArgs(dbName, token, port, extra) // postgres.go
+	}
 	c := server.Clone()
 	c.DBName = dbName
 	c.User, c.Passwd = "", ""

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 )
@@ -106,8 +107,17 @@ type Ratios struct {
 }
 
 func bench(ctx context.Context, o options) error {
-	server, err := mysql.ParseDSN(o.DSN)
-	if err != nil {
+	var server *mysql.Config
+	var err error
+	if isPostgresDSN(o.DSN) {
+		if pgServer, err = pgx.ParseConfig(o.DSN); err != nil {
+			return fmt.Errorf("-dsn: %w", err)
+		}
+		if o.PrivateServer {
+			return errors.New("-mariadbd starts a MariaDB server; leave it out with a PostgreSQL -dsn")
+		}
+		server = mysql.NewConfig() // unused: pgServer is the server
+	} else if server, err = mysql.ParseDSN(o.DSN); err != nil {
 		return fmt.Errorf("-dsn: %w", err)
 	}
 	if o.Jobs < 1 || o.Groups < 1 || o.Executors < 1 {

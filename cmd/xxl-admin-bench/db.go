@@ -27,6 +27,9 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 // createDB drops and re-creates the benchmark database with the 3.4 layout.
 func createDB(ctx context.Context, server *mysql.Config, name string) (*benchDB, error) {
+	if pgServer != nil {
+		return createPostgresDB(ctx, name) // postgres.go
+	}
 	srvCfg := server.Clone()
 	srvCfg.DBName = ""
 	srv, err := openPool(srvCfg, 2)
@@ -74,6 +77,9 @@ func openPool(c *mysql.Config, n int) (*sql.DB, error) {
 }
 
 func (b *benchDB) drop(ctx context.Context) error {
+	if pgServer != nil {
+		return b.dropPostgres(ctx)
+	}
 	_, err := b.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quoteIdent(b.name))
 	return err
 }
@@ -88,13 +94,12 @@ func (b *benchDB) seedGroups(ctx context.Context, lists []string, auto bool, app
 		if auto {
 			typ, list = 0, nil
 		}
-		res, err := b.db.ExecContext(ctx, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, ?, ?, ?, NOW())",
-			app(i), "bench "+strconv.Itoa(i), typ, list)
+		id, err := b.insertIDs(ctx, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, ?, ?, ?, NOW())",
+			1, app(i), "bench "+strconv.Itoa(i), typ, list)
 		if err != nil {
 			return nil, fmt.Errorf("insert group: %w", err)
 		}
-		id, _ := res.LastInsertId()
-		ids = append(ids, int(id))
+		ids = append(ids, int(id[0]))
 	}
 	return ids, nil
 }
@@ -309,6 +314,9 @@ var statusCounters = []string{
 
 // globalStatus reads SHOW GLOBAL STATUS counters (server-wide: other clients count too).
 func (b *benchDB) globalStatus(ctx context.Context) (map[string]int64, error) {
+	if pgServer != nil {
+		return map[string]int64{}, nil // no statement counters on PostgreSQL (postgres.go)
+	}
 	rows, err := b.db.QueryContext(ctx, "SHOW GLOBAL STATUS")
 	if err != nil {
 		return nil, err
@@ -349,6 +357,9 @@ func statements(d map[string]int64) int64 {
 // serverPID returns the database server's process id when it runs on this machine and
 // its pid file is readable; 0 otherwise.
 func (b *benchDB) serverPID(ctx context.Context) int {
+	if pgServer != nil {
+		return b.postgresServerPID(ctx) // postgres.go
+	}
 	var file string
 	if err := b.db.QueryRowContext(ctx, "SELECT @@pid_file").Scan(&file); err != nil {
 		return 0
@@ -415,6 +426,10 @@ func (b *benchDB) seedSparse(ctx context.Context, n, group int) error {
 // dropScanIndex removes the admin's scan index, as on a database made by upstream's
 // script that `schema upgrade` has not seen.
 func (b *benchDB) dropScanIndex(ctx context.Context) error {
-	_, err := b.db.ExecContext(ctx, "ALTER TABLE xxl_job_info DROP INDEX "+schema.ScanIndex.Name)
+	q := "ALTER TABLE xxl_job_info DROP INDEX " + schema.ScanIndex.Name
+	if pgServer != nil {
+		q = "DROP INDEX " + schema.ScanIndex.Name
+	}
+	_, err := b.db.ExecContext(ctx, q)
 	return err
 }

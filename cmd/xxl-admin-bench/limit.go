@@ -101,6 +101,9 @@ func (b *benchDB) limitLoop(ctx context.Context, jobs []int, groupOf map[int]int
 }
 
 func sqlString(s string) string {
+	if pgServer != nil { // standard_conforming_strings: a backslash is a character
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
@@ -154,19 +157,13 @@ func (b *benchDB) limitBatch(ctx context.Context, ids []int, groupOf map[int]int
 		}
 		fmt.Fprintf(&ins, "(%d,%d,%s,0,0)", groupOf[id], id, tt)
 	}
-	r, err := b.db.ExecContext(ctx, ins.String())
+	newIDs, err := b.insertIDs(ctx, ins.String(), len(ids)) // postgres.go
 	if err != nil {
 		return err
 	}
-	first, err := r.LastInsertId()
-	if err != nil {
-		return err
-	}
-	// innodb_autoinc_lock_mode 0 or 1 (checked before the loop) gives a simple
-	// multi-row INSERT consecutive ids starting at LAST_INSERT_ID().
 	logIDs := make([]string, len(ids))
-	for i := range ids {
-		logIDs[i] = strconv.FormatInt(first+int64(i), 10)
+	for i, id := range newIDs {
+		logIDs[i] = strconv.FormatInt(id, 10)
 	}
 	logList := strings.Join(logIDs, ",")
 

@@ -78,7 +78,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
 	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
-	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored")
+	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored. A postgres://user:password@host:port/db URL measures on PostgreSQL (db: the database connected to while creating and dropping -db)")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
 	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
 	fs.IntVar(&o.Groups, "groups", 10, "executor groups the jobs are spread over")

@@ -25,6 +25,9 @@ const clockTick = 100
 // cpuOf reads a process's user+system CPU time from /proc (Linux only); ok is false
 // when it cannot be read (another OS, a remote database, no permission).
 func cpuOf(pid int) (time.Duration, bool) {
+	if pid != 0 && pid == pgPostmaster {
+		return postgresCPU(pid) // postgres.go: a process per connection
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, false
