@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -96,4 +97,31 @@ func TestAuditPageList(t *testing.T) {
 				"a request without a session ends nothing and records nothing")
 		})
 	}
+}
+
+// Running a job once and stopping a run, against an executor: both are recorded with
+// what was asked (the parameter, the address, the run's job).
+func TestAuditTriggerAndKill(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	ex := b.executor(t, executortest.KindJava342)
+	job := b.job(t, 1, "audited")
+	c.ok("/jobinfo/trigger", form("id", itoa(job), "executorParam", "region=eu", "addressList", ex.Address()))
+	require.Len(t, ex.CallsTo(executortest.EndpointRun), 1)
+	id := b.log(t, 1, job, ex.Address())
+	c.ok("/joblog/logKill", form("id", i64(id)))
+
+	var page struct {
+		Data []auditRow `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(c.ok("/audit/pageList", form("offset", "0", "pagesize", "2")).payload(), &page))
+	require.Len(t, page.Data, 2)
+	kill, trig := page.Data[0], page.Data[1]
+	require.Equal(t, []string{"log.kill", "log", i64(id)}, []string{kill.Action, kill.TargetKind, kill.TargetID})
+	require.JSONEq(t, `{"field":"jobId","after":"`+itoa(job)+`"}`, string(kill.Changes[0]))
+	require.Equal(t, []string{"job.trigger", "job", itoa(job)}, []string{trig.Action, trig.TargetKind, trig.TargetID})
+	require.Len(t, trig.Changes, 2)
+	require.JSONEq(t, `{"field":"executorParam","after":"region=eu"}`, string(trig.Changes[0]))
+	require.JSONEq(t, `{"field":"addressList","after":"`+ex.Address()+`"}`, string(trig.Changes[1]))
 }

@@ -181,7 +181,8 @@ type Change struct {
 }
 
 // FieldRules say how Diff treats some fields of a struct, by field name as recorded
-// (the Go name with a lower-case first letter: jobDesc, glueSource).
+// (the Go name with a lower-case first letter and a final ID written Id: jobDesc,
+// glueSource, jobId).
 type FieldRules struct {
 	// Skip are fields left out (kept up by the system, as update times).
 	Skip []string
@@ -285,9 +286,11 @@ func render(v reflect.Value) string {
 	return string(b)
 }
 
+// lowerFirst is a Go field name as xxl-job's JSON spells it: JobDesc jobDesc, ID id,
+// JobID jobId.
 func lowerFirst(s string) string {
-	if s == "ID" {
-		return "id"
+	if strings.HasSuffix(s, "ID") {
+		s = s[:len(s)-2] + "Id"
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
