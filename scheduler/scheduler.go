@@ -225,7 +225,9 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	s.metrics.prom.state.WithLabelValues(Scheduling.String()).Set(1)
 	s.ringCond = condTracker{loop: "ring", log: s.log}
 	if store != nil {
-		store.SetLockLimits(cfg.Lock)
+		lock := cfg.Lock
+		lock.ReadCommitted = cfg.Cluster.Mode == ModePartitioned
+		store.SetLockLimits(lock)
 		if cfg.Cluster.Mode == ModePartitioned {
 			s.leases = cluster.New(store, cluster.Config{Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime,
 				Instance: id, Logger: s.log, Held: s.metrics.prom.partitionsHeld, TakenOver: s.metrics.prom.leasesTakenOver,

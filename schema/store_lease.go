@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	sq "github.com/Masterminds/squirrel"
@@ -219,14 +220,15 @@ func (s *Store) AcquireLease(ctx context.Context, p int, token int64, owner stri
 
 // RenewLeases extends owner's leases of the given partitions to leaseMs from the
 // server's now. Leases another admin took meanwhile are left alone (the caller reads
-// the rows back to see which are still its own).
+// the rows back to see which are still its own). One statement per row, by its key:
+// on a table this small the server would read an IN list by scanning, and lock every
+// row it scans, other admins' rows among them.
 func (s *Store) RenewLeases(ctx context.Context, owner string, parts []int, leaseMs int64) error {
-	if len(parts) == 0 {
-		return nil
-	}
-	if _, err := s.exec(ctx, s.sb.Update(LeaseTable).Set("expire_time", sq.Expr(s.serverNowMs()+" + ?", leaseMs)).
-		Where(sq.Eq{"partition_id": parts, "owner": owner})); err != nil {
-		return fmt.Errorf("renew partition leases: %w", err)
+	for _, p := range parts {
+		if _, err := s.exec(ctx, s.sb.Update(LeaseTable).Set("expire_time", sq.Expr(s.serverNowMs()+" + ?", leaseMs)).
+			Where(sq.Eq{"partition_id": p, "owner": owner})); err != nil {
+			return fmt.Errorf("renew partition lease %d: %w", p, err)
+		}
 	}
 	return nil
 }
@@ -244,29 +246,30 @@ func (s *Store) ReleaseLease(ctx context.Context, p int, owner string) (ok bool,
 
 // LockLeases reads the lease rows of the given partitions and locks them until the
 // transaction in ctx ends: while a scan holds them, no other admin can take them, so a
-// scan that found a lease still at its token scans that partition alone.
+// scan that found a lease still at its token scans that partition alone. Each row is
+// read by its key (see RenewLeases), so only these rows are locked.
 func (s *Store) LockLeases(ctx context.Context, parts []int) ([]Lease, error) {
-	if len(parts) == 0 {
-		return nil, nil
-	}
 	if _, ok := ctx.Value(txKey{}).(*sql.Tx); !ok {
 		return nil, fmt.Errorf("lock partition leases: no transaction in context")
 	}
-	rows, err := s.query(ctx, s.sb.Select("partition_id", "owner", "token", "expire_time").From(LeaseTable).
-		Where(sq.Eq{"partition_id": parts}).OrderBy("partition_id ASC").Suffix(s.d.LockSuffix()))
-	if err != nil {
-		return nil, fmt.Errorf("lock partition leases: %w", err)
-	}
-	defer rows.Close()
-	var out []Lease
-	for rows.Next() {
+	out := make([]Lease, 0, len(parts))
+	for _, p := range parts {
 		var l Lease
-		if err := rows.Scan(&l.Partition, &l.Owner, &l.Token, &l.ExpireMs); err != nil {
-			return nil, fmt.Errorf("scan partition lease: %w", err)
+		query, args, err := s.sb.Select("partition_id", "owner", "token", "expire_time").From(LeaseTable).
+			Where(sq.Eq{"partition_id": p}).Suffix(s.d.LockSuffix()).ToSql()
+		if err != nil {
+			return nil, err
+		}
+		err = s.q(ctx).QueryRowContext(ctx, query, args...).Scan(&l.Partition, &l.Owner, &l.Token, &l.ExpireMs)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lock partition lease %d: %w", p, err)
 		}
 		out = append(out, l)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // BeatMember writes or refreshes an admin's member row: live for leaseMs from the

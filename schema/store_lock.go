@@ -33,6 +33,14 @@ type LockLimits struct {
 	// releases the lock of an admin that was partitioned, frozen or paused while
 	// holding it. Whole seconds; 5 s when zero.
 	IdleRelease time.Duration
+	// ReadCommitted runs the scan's transactions at READ COMMITTED instead of the
+	// server's default (REPEATABLE READ), as the partitioned cluster mode needs: there
+	// several admins' scans update next fire times at once, and an UPDATE of a list of
+	// ids that the server reads by scanning the table would otherwise lock, and wait
+	// for, the rows of the other admins' partitions too. At READ COMMITTED a row that
+	// does not match is neither kept locked nor waited for (InnoDB's semi-consistent
+	// read). The scan relies on no gap lock: its exclusions are row locks.
+	ReadCommitted bool
 }
 
 func (l LockLimits) seconds() (wait, idle int) {
@@ -136,8 +144,12 @@ func (s *Store) InScanTx(ctx context.Context, onConn func(connID int64), fn func
 				return fmt.Errorf("open the scan connection: %w", err)
 			}
 		}
+		var opts *sql.TxOptions
+		if s.scan.limits.ReadCommitted {
+			opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+		}
 		var err error
-		tx, err = s.scan.conn.BeginTx(ctx, nil)
+		tx, err = s.scan.conn.BeginTx(ctx, opts)
 		if err == nil {
 			break
 		}

@@ -1,0 +1,356 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// Partitioned cluster mode, process tests: three admin processes started with
+// --xxl.admin.cluster.mode=partitioned share a private MariaDB, each through a freeze
+// proxy of its own, while 150 DO_NOTHING jobs fire every second to a recording
+// executor. They measure the share of fires per admin (xxl_admin_triggers_total), the
+// fires that arrive, the server's Innodb_row_lock_waits, and, after one admin is
+// killed or frozen, each job's longest time without a fire, doubles, late fires and
+// the log row of every fire. CI lengths by default; XXL_FAULT_DURATION=full for the
+// long ones (a 30 s share window, a 60 s freeze).
+
+const (
+	partJobs   = 150
+	partMaxGap = 8 * time.Second // longest time one job may go without a fire
+)
+
+type partRig struct {
+	t       *testing.T
+	db      *schematest.DB
+	rec     *fireRecorder
+	proxies []*freezeProxy
+	admins  []*adminProc
+	logs    []*logLines
+	first   time.Time
+}
+
+// startPartRig starts the server, the recorder and one admin per mode given
+// ("partitioned" or "lock"), and waits until every job fired.
+func startPartRig(t *testing.T, modes ...string) *partRig {
+	t.Helper()
+	faultGate(t)
+	m := startPrivateMariaDB(t)
+	db, store := m.database(t, schema.Layout34)
+	bin := os.Getenv("XXL_FAULT_ADMIN_BIN")
+	if bin == "" {
+		bin = buildAdmin(t)
+	}
+	r := &partRig{t: t, db: db, rec: startFireRecorder(t)}
+	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "partitioned", Title: "partitioned", AddressType: 1, AddressList: r.rec.address()})
+	require.NoError(t, err)
+	var pids []int
+	for i, mode := range modes {
+		name := string(rune('A' + i))
+		p := startFreezeProxy(t, "admin "+name, db.Config.Addr)
+		cfg := *db.Config
+		cfg.Addr = p.addr()
+		via := &schematest.DB{Name: db.Name, Config: &cfg, SQL: db.SQL, Loc: db.Loc}
+		l := &logLines{t: t, prefix: "admin " + name + "| "}
+		a := startAdminProcEnv(t, bin, via, l, nil, "--xxl.admin.cluster.mode="+mode)
+		r.proxies, r.admins, r.logs = append(r.proxies, p), append(r.admins, a), append(r.logs, l)
+		pids = append(pids, a.cmd.Process.Pid)
+	}
+	r.rec.setAdmins(pids...)
+	r.first = time.Now().Truncate(time.Second).Add(3 * time.Second)
+	for range partJobs {
+		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
+			VALUES (?, 'partitioned', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`,
+			g, r.first.UnixMilli())
+	}
+	waitFor(t, "every job fired", 60*time.Second, func() bool { return r.rec.jobsFired() == partJobs })
+	return r
+}
+
+// triggersOK reads xxl_admin_triggers_total{result="ok"} from an admin's /metrics.
+func triggersOK(t *testing.T, base string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), `xxl_admin_triggers_total{result="ok"} `); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err)
+			return f
+		}
+	}
+	return 0
+}
+
+// rowLockWaits is the server's Innodb_row_lock_waits.
+func (r *partRig) rowLockWaits() int64 {
+	var name string
+	var n int64
+	require.NoError(r.t, r.db.SQL.QueryRow("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'").Scan(&name, &n))
+	return n
+}
+
+// share runs the cluster for a window and checks that the admins share the fires
+// evenly, that the window's fires arrive, and that the admins do not wait for each
+// other's row locks.
+func (r *partRig) share(window time.Duration) {
+	t := r.t
+	t.Helper()
+	start := time.Now().Truncate(time.Second).Add(time.Second)
+	sleepUntil(start)
+	waits := r.rowLockWaits()
+	before := make([]float64, len(r.admins))
+	for i, a := range r.admins {
+		before[i] = triggersOK(t, a.base)
+	}
+	end := start.Add(window)
+	sleepUntil(end)
+	waits = r.rowLockWaits() - waits
+	var total float64
+	delta := make([]float64, len(r.admins))
+	for i, a := range r.admins {
+		delta[i] = triggersOK(t, a.base) - before[i]
+		total += delta[i]
+	}
+	sleepUntil(end.Add(3 * time.Second)) // the window's last fires arrive
+	arrived := 0
+	for _, x := range r.rec.all() {
+		if !x.Planned.Before(start) && x.Planned.Before(end) {
+			arrived++
+		}
+	}
+	want := partJobs * int(window/time.Second)
+	parts := make([]string, len(delta))
+	for i, d := range delta {
+		parts[i] = fmt.Sprintf("%s %.0f (%.1f %%)", string(rune('A'+i)), d, 100*d/max(total, 1))
+	}
+	t.Logf("PARTITIONED share | window %s | fires by admin: %s | arrived %d of %d planned (%.1f %%) | Innodb_row_lock_waits +%d",
+		window, strings.Join(parts, ", "), arrived, want, 100*float64(arrived)/float64(want), waits)
+	for i, d := range delta {
+		assert.InDelta(t, 1.0/float64(len(delta)), d/max(total, 1), 0.10, "admin %s's share of the fires", string(rune('A'+i)))
+	}
+	assert.GreaterOrEqual(t, float64(arrived), 0.97*float64(want), "fires of the window that arrived")
+	assert.LessOrEqual(t, waits, int64(10), "row lock waits on the server during the window")
+}
+
+// partFigures measures the fires received over [from, end].
+type partFigures struct {
+	fires, unattributed int
+	byAdmin             map[int]int
+	maxGap              time.Duration // longest time one job went without a fire
+	gapJob              int
+	late                int // received more than faultMaxLate after the planned second
+	maxLate             time.Duration
+	dupLog, dupPlanned  int
+	notOK               map[string]int
+	uncertain           int // sent by the killed admin just before it died: closed as uncertain (500)
+	checked             int
+	openClaims60        int
+}
+
+// figures measures the fires: each job's gaps over [from, end], the rest over every
+// fire received. killed is the index of an admin killed at from (-1: none): the fires
+// it sent just before it died may be closed as uncertain by the survivor that took its
+// claims over (it cannot know they went out), which is not a missing row.
+func (r *partRig) figures(from, end time.Time, killed int) partFigures {
+	t := r.t
+	t.Helper()
+	f := partFigures{byAdmin: map[int]int{}, notOK: map[string]int{}}
+	byJob := map[int][]time.Time{}
+	logs, planned := map[int64]int{}, map[[2]int64]int{}
+	var toCheck []recordedFire
+	for _, x := range r.rec.all() {
+		f.fires++
+		if x.Admin < 0 {
+			f.unattributed++
+		}
+		f.byAdmin[x.Admin]++
+		if logs[x.LogID]++; logs[x.LogID] == 2 {
+			f.dupLog++
+		}
+		k := [2]int64{int64(x.Job), x.Planned.UnixMilli()}
+		if planned[k]++; planned[k] == 2 {
+			f.dupPlanned++
+		}
+		if late := x.At.Sub(x.Planned); late > f.maxLate {
+			f.maxLate = late
+		}
+		if x.At.Sub(x.Planned) > faultMaxLate {
+			f.late++
+		}
+		if !x.At.Before(from.Add(-2*time.Second)) && !x.At.After(end) {
+			byJob[x.Job] = append(byJob[x.Job], x.At)
+		}
+		if !x.At.After(end) {
+			toCheck = append(toCheck, x)
+		}
+	}
+	for job, ts := range byJob {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
+		prev := from
+		for _, at := range append(ts, end) {
+			if d := at.Sub(prev); d > f.maxGap {
+				f.maxGap, f.gapJob = d, job
+			}
+			if at.After(prev) {
+				prev = at
+			}
+		}
+	}
+	if len(byJob) < partJobs {
+		f.maxGap = end.Sub(from) // a job without any fire
+	}
+	f.checked = len(toCheck)
+	deadline := time.Now().Add(15 * time.Second)
+	var codes map[int64]int
+	for {
+		codes = logCodes(t, r.db, toCheck)
+		open := 0
+		for _, x := range toCheck {
+			if codes[x.LogID] == 0 {
+				open++
+			}
+		}
+		if open == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	for _, x := range toCheck {
+		code, ok := codes[x.LogID]
+		switch {
+		case !ok:
+			f.notOK["no row"]++
+		case code == 500 && x.Admin == killed:
+			f.uncertain++
+		case code != 200:
+			f.notOK[strconv.Itoa(code)]++
+		}
+	}
+	require.NoError(t, r.db.SQL.QueryRow(`SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 0
+		AND trigger_msg LIKE 'xxl-admin-go:claim:%' AND trigger_time < ?`, time.Now().Add(-time.Minute)).Scan(&f.openClaims60))
+	return f
+}
+
+// logCodes reads the trigger_code of the fires' log rows.
+func logCodes(t *testing.T, db *schematest.DB, fires []recordedFire) map[int64]int {
+	codes := map[int64]int{}
+	for i := 0; i < len(fires); i += 500 {
+		chunk := fires[i:min(i+500, len(fires))]
+		args := make([]any, len(chunk))
+		for j, x := range chunk {
+			args[j] = x.LogID
+		}
+		rows, err := db.SQL.Query("SELECT id, trigger_code FROM xxl_job_log WHERE id IN (?"+strings.Repeat(",?", len(chunk)-1)+")", args...)
+		require.NoError(t, err)
+		for rows.Next() {
+			var id int64
+			var code int
+			require.NoError(t, rows.Scan(&id, &code))
+			codes[id] = code
+		}
+		require.NoError(t, rows.Err())
+		rows.Close()
+	}
+	return codes
+}
+
+func (f partFigures) check(t *testing.T, name string, extra string) {
+	t.Helper()
+	var admins []string
+	for i := -1; i < 4; i++ {
+		if n, ok := f.byAdmin[i]; ok {
+			name := "?"
+			if i >= 0 {
+				name = string(rune('A' + i))
+			}
+			admins = append(admins, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	t.Logf("PARTITIONED %s | fires %d (%s) | longest time a job went without a fire %.1fs (job %d) | >10s late %d (max %.1fs) | "+
+		"doubles: log id %d, job+planned %d | rows not 200 of %d checked: %v (sent by the killed admin as it died, closed uncertain: %d) | "+
+		"open claims >60s %d | %s",
+		name, f.fires, strings.Join(admins, ", "), f.maxGap.Seconds(), f.gapJob, f.late, f.maxLate.Seconds(),
+		f.dupLog, f.dupPlanned, f.checked, f.notOK, f.uncertain, f.openClaims60, extra)
+	assert.LessOrEqual(t, f.maxGap, partMaxGap, "longest time a job went without a fire (job %d)", f.gapJob)
+	assert.Zero(t, f.late, "DO_NOTHING fires received more than %v after their planned second", faultMaxLate)
+	assert.Zero(t, f.dupLog, "log ids received twice")
+	assert.Zero(t, f.dupPlanned, "planned seconds of a job received twice")
+	assert.Empty(t, f.notOK, "fires received whose log row does not have trigger_code 200")
+	assert.Zero(t, f.openClaims60, "claims planned over a minute ago still open")
+	assert.Zero(t, f.unattributed, "fires whose sending admin was not found")
+}
+
+// Three partitioned admins share the fires evenly without waiting for each other's
+// row locks; then one is killed with SIGKILL and the other two take its partitions
+// and its read-ahead fires over: no job goes more than 8 s without a fire, nothing
+// twice, nothing more than 10 s late, every fire with its log row.
+func TestPartitionedThreeAdminsShareAndSurviveKill(t *testing.T) {
+	r := startPartRig(t, "partitioned", "partitioned", "partitioned")
+	r.share(faultLength(t, 15*time.Second, 30*time.Second))
+	killAt := time.Now()
+	require.NoError(t, r.admins[2].cmd.Process.Signal(syscall.SIGKILL))
+	_ = r.admins[2].cmd.Wait()
+	sleepUntil(killAt.Add(faultLength(t, 15*time.Second, 30*time.Second)))
+	end := time.Now()
+	f := r.figures(killAt, end, 2)
+	taken := r.logs[0].count("took over the expired partition leases") + r.logs[1].count("took over the expired partition leases")
+	f.check(t, "SIGKILL of admin C", fmt.Sprintf("lease takeovers logged %d", taken))
+	assert.Positive(t, taken, "C's partitions taken over")
+}
+
+// One of three partitioned admins is cut off from the database (a network blackhole)
+// and comes back: the other two take its partitions and fires over, and once thawed
+// it sends nothing planned while it was cut off.
+func TestPartitionedAdminFrozenAndThawed(t *testing.T) {
+	r := startPartRig(t, "partitioned", "partitioned", "partitioned")
+	freeze := faultLength(t, 15*time.Second, 60*time.Second)
+	sleepUntil(r.first.Add(8 * time.Second))
+	freezeAt := time.Now()
+	r.proxies[2].freeze()
+	sleepUntil(freezeAt.Add(freeze))
+	r.proxies[2].thaw()
+	thawAt := time.Now()
+	sleepUntil(thawAt.Add(15 * time.Second))
+	end := time.Now()
+	f := r.figures(freezeAt, end, -1)
+	stale := 0
+	for _, x := range r.rec.all() {
+		if x.Admin == 2 && x.At.After(thawAt) && x.Planned.After(freezeAt.Add(-time.Second)) && !x.Planned.After(thawAt) {
+			stale++
+		}
+	}
+	f.check(t, "admin C frozen", fmt.Sprintf("freeze %.1fs | C's sends after the thaw planned within the freeze %d", thawAt.Sub(freezeAt).Seconds(), stale))
+	assert.Zero(t, stale, "admin C sent after the thaw fires planned within the freeze")
+}
+
+// A lock-mode admin (as a Java admin, or ours with the default mode) runs beside two
+// partitioned ones: they exclude each other's scans through the schedule_lock row, so
+// no job fires twice and none goes without its fires.
+func TestLockModeAdminBesidePartitioned(t *testing.T) {
+	r := startPartRig(t, "partitioned", "partitioned", "lock")
+	from := time.Now()
+	sleepUntil(from.Add(faultLength(t, 15*time.Second, 30*time.Second)))
+	end := time.Now()
+	f := r.figures(from, end, -1)
+	f.check(t, "lock-mode admin beside two partitioned", "")
+}
