@@ -30,7 +30,7 @@ const AuditTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_audit` (\n" +
 	"  `target_kind` varchar(16) NOT NULL DEFAULT '' COMMENT 'job, group, user, log, token, ...',\n" +
 	"  `target_id` varchar(64) NOT NULL DEFAULT '',\n" +
 	"  `changes` mediumtext COMMENT 'JSON: changed fields with their values before and after, secrets masked',\n" +
-	"  `outcome` varchar(16) NOT NULL COMMENT 'ok, failed, limited, denied',\n" +
+	"  `outcome` varchar(16) NOT NULL COMMENT 'ok, failed, denied',\n" +
 	"  PRIMARY KEY (`id`),\n" +
 	"  KEY `i_time` (`create_time`),\n" +
 	"  KEY `i_actor` (`actor`, `create_time`),\n" +
@@ -114,8 +114,8 @@ type AuditEntry struct {
 	TargetKind, TargetID string
 	// Changes is JSON describing the changed fields ("" for none).
 	Changes string
-	// Outcome is "ok" for a change made; "failed", "limited" or "denied" for refused
-	// attempts that are recorded (sign-ins).
+	// Outcome is "ok" for a change made; "failed" or "denied" for refused attempts
+	// that are recorded (sign-ins, calls out of a token's scope).
 	Outcome string
 }
 

@@ -45,10 +45,9 @@ var auditTextsEn = map[string]string{
 	"audit_target_log":   "Run",
 	"audit_target_token": "API token",
 
-	"audit_outcome_ok":      "done",
-	"audit_outcome_failed":  "failed",
-	"audit_outcome_limited": "limited",
-	"audit_outcome_denied":  "denied",
+	"audit_outcome_ok":     "done",
+	"audit_outcome_failed": "failed",
+	"audit_outcome_denied": "denied",
 
 	"audit_action_job_add":       "Job created",
 	"audit_action_job_update":    "Job changed",
@@ -108,10 +107,9 @@ var auditTextsZhCN = map[string]string{
 	"audit_target_log":   "调度记录",
 	"audit_target_token": "API 令牌",
 
-	"audit_outcome_ok":      "完成",
-	"audit_outcome_failed":  "失败",
-	"audit_outcome_limited": "受限",
-	"audit_outcome_denied":  "拒绝",
+	"audit_outcome_ok":     "完成",
+	"audit_outcome_failed": "失败",
+	"audit_outcome_denied": "拒绝",
 
 	"audit_action_job_add":       "新建任务",
 	"audit_action_job_update":    "修改任务",
@@ -171,10 +169,9 @@ var auditTextsZhTC = map[string]string{
 	"audit_target_log":   "排程紀錄",
 	"audit_target_token": "API 權杖",
 
-	"audit_outcome_ok":      "完成",
-	"audit_outcome_failed":  "失敗",
-	"audit_outcome_limited": "受限",
-	"audit_outcome_denied":  "拒絕",
+	"audit_outcome_ok":     "完成",
+	"audit_outcome_failed": "失敗",
+	"audit_outcome_denied": "拒絕",
 
 	"audit_action_job_add":       "新增任務",
 	"audit_action_job_update":    "修改任務",

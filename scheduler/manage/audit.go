@@ -25,19 +25,21 @@ import (
 //	s.Record(ctx, p, Change{Action: ActionTokenCreate, TargetKind: TargetToken, TargetID: id,
 //		Fields: Diff(nil, tokenView, nil)})
 //
-// p is the principal that made the change; its Actor names it (a console user by
-// default; a principal built for an API token sets its own with WithActor). The client
-// address comes from the context (WithClient, set by the HTTP handlers). Fields are the
-// changed fields before and after: build them with Diff from two values of one struct
-// type, or by hand; mask secrets (MaskedFields, Masked). Called inside a transaction
-// (Store.InTx), the entry is written once the transaction commits, and not at all when
-// it rolls back.
+// p is the principal that made the change; its Actor names it (the console user, the
+// API token under its TokenUser name, or whatever WithActor set). Without a principal
+// (sign-ins, the admin itself) use RecordAs. The client address comes from the context
+// (WithClient, set by the HTTP handlers). Fields are the changed fields before and
+// after: build them with Diff from two values of one struct type, or by hand; secrets
+// are masked (FieldRules.Mask, Masked) and long texts digested (FieldRules.Digest).
+// Called inside a transaction (Store.InTx), the entry is written once the transaction
+// commits, and not at all when it rolls back.
 //
-// Recording never fails or holds up the change: the entry is written after the change
-// and on its own, outside the change's transaction (a failed statement would abort a
-// PostgreSQL transaction, and a Java-created database may lack the table). When the
-// write fails, the whole entry goes to the log at error level ("audit entry not
-// written", with every field), so that it is kept there and log alerting sees it.
+// Recording never fails the change: the entry is written after it, on its own,
+// outside the change's transaction (a failed statement would abort a PostgreSQL
+// transaction, and a Java-created database may lack the table), in one write bounded
+// by auditWriteTimeout. When that write fails, the whole entry goes to the log at
+// error level ("audit entry not written", with every field), so that it is kept there
+// and log alerting sees it.
 
 // Actor kinds (xxl_admin_audit.actor_kind).
 const (
@@ -51,7 +53,8 @@ const (
 	// ActorAnonymous is a caller without credentials: a failed sign-in, whose actor is
 	// the user name tried.
 	ActorAnonymous = "anonymous"
-	// ActorSystem is the admin itself.
+	// ActorSystem is the admin itself, or a directory or identity provider acting
+	// through it (the actor is the provider's name).
 	ActorSystem = "system"
 )
 
@@ -61,8 +64,6 @@ const (
 	OutcomeOK = "ok"
 	// OutcomeFailed is a refused attempt that is recorded: a wrong password.
 	OutcomeFailed = "failed"
-	// OutcomeLimited is a sign-in refused after too many failures.
-	OutcomeLimited = "limited"
 	// OutcomeDenied is an attempt refused for lack of permission (a token out of
 	// scope, for instance).
 	OutcomeDenied = "denied"
@@ -126,8 +127,8 @@ type Actor struct {
 	Name string
 }
 
-// WithActor returns p recorded in the audit log as a (a principal built for an API
-// token names the token).
+// WithActor returns p recorded in the audit log as a (the job OpenAPI's access tokens
+// name themselves so).
 func (p Principal) WithActor(a Actor) Principal {
 	p.actor = a
 	return p
@@ -220,7 +221,9 @@ func Diff(before, after any, rules *FieldRules) []FieldChange {
 			continue
 		}
 		both := bv.IsValid() && av.IsValid()
-		if both && bv.Field(i).Equal(av.Field(i)) {
+		// Compared as recorded, so that any field type works (slices, maps) and two
+		// times of one second in different zones are the same.
+		if both && render(bv.Field(i)) == render(av.Field(i)) {
 			continue
 		}
 		// A creation or deletion lists the fields that hold something; a change shows

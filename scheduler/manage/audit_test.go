@@ -260,3 +260,38 @@ func TestListAudit(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+// Diff works on any struct: slices and maps are compared and shown as JSON, pointers
+// are followed, unexported fields left out.
+func TestDiffShapes(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		ID     int
+		Groups []int
+		Tags   map[string]int
+		At     time.Time
+		secret string
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	b := row{ID: 7, Groups: []int{1, 2}, Tags: map[string]int{"a": 1}, At: at, secret: "x"}
+	a := b
+	a.Groups, a.At, a.secret = []int{1, 3}, at.In(mustZone("Asia/Shanghai")), "y"
+	got := manage.Diff(&b, a, nil)
+	require.Len(t, got, 1, "the same instant in another zone is no change: %+v", got)
+	require.Equal(t, "groups", got[0].Field)
+	require.Equal(t, "[1,2]", *got[0].Before)
+	require.Equal(t, "[1,3]", *got[0].After)
+	created := manage.Diff(nil, &b, nil)
+	require.Equal(t, []string{"id", "groups", "tags", "at"}, fieldNames(created))
+	require.Equal(t, "2026-01-02 03:04:05", *created[3].After)
+	require.Nil(t, manage.Diff(nil, nil, nil))
+	require.Nil(t, manage.Diff((*row)(nil), 3, nil), "no struct, no fields")
+}
+
+func fieldNames(fs []manage.FieldChange) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Field)
+	}
+	return out
+}

@@ -335,7 +335,10 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 		return 0, err
 	}
 	s.log.Info("job created", "job_id", id, "group", in.JobGroup, "user", p.User.Username, "running", in.TriggerStatus == 1)
-	job.ID, job.TriggerStatus = id, min(max(in.TriggerStatus, 0), 1)
+	job.ID = id
+	if in.TriggerStatus == 1 {
+		job.TriggerStatus = 1
+	}
 	s.Record(ctx, p, Change{Action: ActionJobAdd, TargetKind: TargetJob, TargetID: itoa(id), Fields: Diff(nil, job, jobRules)})
 	return id, nil
 }

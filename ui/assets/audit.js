@@ -47,7 +47,7 @@
     }
   }
 
-  const OUTCOME = { ok: 'success', failed: 'danger', limited: 'warning', denied: 'danger' };
+  const OUTCOME = { ok: 'success', failed: 'danger', denied: 'danger' };
   // named is the text of a stored name ("user" under "audit_kind_"), the name itself
   // when no text has it.
   const named = (prefix, k) => {
