@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"syscall"
 	"testing"
@@ -66,14 +67,20 @@ func (c *clusterRun) stopAll(t *testing.T) {
 // claim is left open, and no log reached the executor twice. It returns fires sent.
 func (c *clusterRun) verify(t *testing.T, maxSkippedPerJob int) int {
 	t.Helper()
-	db := c.db
-	require.Zero(t, db.Count(t, "xxl_job_log", "trigger_code = 0"), "claims left behind")
+	return verifyFires(t, c.db.SQL, c.db.Count, c.ex, c.group, c.first, maxSkippedPerJob)
+}
+
+// verifyFires is clusterRun.verify on any database: db and count read it.
+func verifyFires(t *testing.T, db *sql.DB, count func(t testing.TB, table, where string, args ...any) int,
+	ex *executortest.Executor, group int, first int64, maxSkippedPerJob int) int {
+	t.Helper()
+	require.Zero(t, count(t, "xxl_job_log", "trigger_code = 0"), "claims left behind")
 	sentTo := map[int64]int{}
-	for _, p := range c.ex.Triggers() {
+	for _, p := range ex.Triggers() {
 		sentTo[p.LogID]++
 		require.Equal(t, 1, sentTo[p.LogID], "log %d sent twice", p.LogID)
 	}
-	rows, err := db.SQL.Query("SELECT id, trigger_last_time FROM xxl_job_info WHERE job_group = ?", c.group)
+	rows, err := db.Query("SELECT id, trigger_last_time FROM xxl_job_info WHERE job_group = ?", group)
 	require.NoError(t, err)
 	defer rows.Close()
 	total := 0
@@ -81,16 +88,16 @@ func (c *clusterRun) verify(t *testing.T, maxSkippedPerJob int) int {
 		var id int
 		var last int64
 		require.NoError(t, rows.Scan(&id, &last))
-		planned := int((last-c.first)/1000) + 1
+		planned := int((last-first)/1000) + 1
 		require.Greater(t, planned, 5)
-		logs := db.Count(t, "xxl_job_log", "job_id = ?", id)
-		sent := db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", id)
+		logs := count(t, "xxl_job_log", "job_id = ?", id)
+		sent := count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", id)
 		require.Equal(t, planned, logs, "job %d: one log row per planned fire", id)
 		require.GreaterOrEqual(t, sent, planned-maxSkippedPerJob, "job %d", id)
 		total += sent
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, total, len(c.ex.Triggers()))
+	require.Equal(t, total, len(ex.Triggers()))
 	return total
 }
 

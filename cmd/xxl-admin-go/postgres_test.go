@@ -7,14 +7,18 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -148,4 +152,59 @@ func TestPostgresNewcomerEndToEnd(t *testing.T) {
 	var wall string
 	require.NoError(t, db.QueryRow("SELECT to_char(trigger_time, 'HH24:MI:SS') FROM xxl_job_log WHERE job_id = ? ORDER BY id LIMIT 1", job).Scan(&wall))
 	require.Equal(t, time.UnixMilli(first).In(loc).Format(time.TimeOnly), wall, "TIMESTAMP holds the wall clock of serverTimezone")
+}
+
+// Three admin processes share one PostgreSQL database and 300 jobs firing every
+// second; every due fire happens exactly once (TestThreeAdminsSoak on PostgreSQL, the
+// same XXL_SOAK_DURATION).
+func TestThreeAdminsSoakPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs three admins; skipped with -short")
+	}
+	t.Parallel()
+	d := 20 * time.Second
+	if v := os.Getenv("XXL_SOAK_DURATION"); v != "" {
+		var err error
+		d, err = time.ParseDuration(v)
+		require.NoError(t, err, "XXL_SOAK_DURATION")
+	}
+	bin := buildAdmin(t)
+	p, store := schematest.NewPostgres(t)
+	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token"})
+	group, err := store.InsertGroup(context.Background(), schema.Group{AppName: "cluster", Title: "cluster", AddressType: 1, AddressList: ex.Address()})
+	require.NoError(t, err)
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	var admins []*exec.Cmd
+	for i := 0; i < 3; i++ {
+		port := freePort(t)
+		cmd := exec.Command(bin,
+			fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+			"--spring.datasource.username="+p.Config.User, "--spring.datasource.password="+p.Config.Password,
+			"--spring.datasource.hikari.maximum-pool-size=10", // three admins within the server's 100 connections
+			fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
+		cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		waitFor(t, "admin listening", 20*time.Second, func() bool {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+		admins = append(admins, cmd)
+	}
+	first := (time.Now().UnixMilli()/1000 + 6) * 1000
+	for i := 0; i < 300; i++ {
+		p.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
+			VALUES (?, 'cluster', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`, group, first)
+	}
+	time.Sleep(time.Until(time.UnixMilli(first).Add(d)))
+	for _, a := range admins {
+		require.NoError(t, a.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, a.Wait(), "graceful stop")
+	}
+	total := verifyFires(t, p.SQL, p.Count, ex, group, first, 0)
+	t.Logf("%d fires over %v from 3 admins on PostgreSQL, none missing, none twice", total, d)
 }
