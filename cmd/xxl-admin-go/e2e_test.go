@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +69,32 @@ func startAdminWith(t *testing.T, prep func(*schematest.DB), extra ...string) (d
 	if prep != nil {
 		prep(db)
 	}
+	return db, runAdmin(t, []string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User,
+		"--spring.datasource.password=" + db.Config.Passwd,
+	}, extra...)
+}
+
+// startAdminPostgres is startAdmin on a fresh 3.4 schema of the test PostgreSQL server
+// (the returned DB has no Config; see schematest.Postgres.AsDB).
+func startAdminPostgres(t *testing.T, extra ...string) (db *schematest.DB, base string) {
+	t.Helper()
+	p, _ := schematest.NewPostgres(t)
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	return p.AsDB(), runAdmin(t, []string{
+		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+		"--spring.datasource.username=" + p.Config.User,
+		"--spring.datasource.password=" + p.Config.Password,
+		"--spring.datasource.hikari.maximum-pool-size=10",
+	}, extra...)
+}
+
+// runAdmin runs the admin as main does on the datasource of dsArgs until the test
+// ends, and returns its base URL, which follows a --server.servlet.context-path among
+// extra.
+func runAdmin(t *testing.T, dsArgs []string, extra ...string) (base string) {
+	t.Helper()
 	ctxPath := "/xxl-job-admin"
 	for _, a := range extra {
 		if v, ok := strings.CutPrefix(a, "--server.servlet.context-path="); ok {
@@ -75,14 +102,11 @@ func startAdminWith(t *testing.T, prep func(*schematest.DB), extra ...string) (d
 		}
 	}
 	port := freePort(t)
-	args := append([]string{
-		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
-		"--spring.datasource.username=" + db.Config.User,
-		"--spring.datasource.password=" + db.Config.Passwd,
+	args := append(append(dsArgs,
 		fmt.Sprintf("--server.port=%d", port),
 		"--xxl.job.accessToken=e2e-token",
 		"--xxl.job.i18n=en",
-	}, extra...)
+	), extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
@@ -105,7 +129,7 @@ func startAdminWith(t *testing.T, prep func(*schematest.DB), extra ...string) (d
 			t.Error("admin did not stop within 15 s")
 		}
 	})
-	return db, fmt.Sprintf("http://127.0.0.1:%d%s", port, ctxPath)
+	return fmt.Sprintf("http://127.0.0.1:%d%s", port, ctxPath)
 }
 
 type testWriter struct{ t *testing.T }

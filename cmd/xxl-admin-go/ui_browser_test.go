@@ -204,10 +204,10 @@ func (b *browser) selectValue(sel, value string) {
 // language — with no console error on any page, no markup from data, and a
 // screenshot of each step under artifacts/screenshots/.
 //
-// It runs twice: on a 3.4 database under /xxl-job-admin with a secret access token,
-// and on a 3.5 database (renamed name columns, per-group tokens) at the root context
+// It runs three times: on a 3.4 database under /xxl-job-admin with a secret access
+// token, on a 3.5 database (renamed name columns, per-group tokens) at the root context
 // path with the public default_token, where the security banner also warns about the
-// token.
+// token, and as the first on PostgreSQL.
 func TestConsoleInBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
@@ -216,6 +216,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	for _, v := range []browserVariant{
 		{name: "admin", token: "e2e-token"},
 		{name: "root35", token: "default_token", layout35: true, contextPath: "/"},
+		{name: "postgres", token: "e2e-token", postgres: true},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
@@ -230,6 +231,7 @@ type browserVariant struct {
 	token       string // xxl.job.accessToken of the admin and the executor
 	layout35    bool   // the 3.5 database layout instead of 3.4
 	contextPath string // server.servlet.context-path; /xxl-job-admin when empty
+	postgres    bool   // on PostgreSQL (3.4 layout) instead of MariaDB
 }
 
 // fitsViewport checks at a viewport width that the jobs table needs no sideways
@@ -272,7 +274,13 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	if v.contextPath != "" {
 		args = append(args, "--server.servlet.context-path="+v.contextPath)
 	}
-	db, admin := startAdminWith(t, prep, args...)
+	var db *schematest.DB
+	var admin string
+	if v.postgres {
+		db, admin = startAdminPostgres(t, args...)
+	} else {
+		db, admin = startAdminWith(t, prep, args...)
+	}
 	weakToken := v.token == "" || v.token == "default_token"
 	hostile := `<img src=x onerror="window.__xss=1">`
 	kind := executortest.KindJava342 // the latest released Java executor

@@ -98,6 +98,12 @@ func NewPostgres(t testing.TB) (*Postgres, *schema.Store) {
 	return p, st
 }
 
+// AsDB is p as a DB, for tests written against DB: Name is the schema, Config is nil.
+// Its Exec, Count and SQL take the same '?' statements (see schema.OpenPostgres).
+func (p *Postgres) AsDB() *DB {
+	return &DB{Name: p.Schema, SQL: p.SQL, Loc: p.Loc}
+}
+
 // Exec runs a statement and fails the test on error.
 func (p *Postgres) Exec(t testing.TB, query string, args ...any) {
 	t.Helper()
