@@ -89,17 +89,39 @@ func jdbcURL(host string, db *schematest.DB) string {
 	return "jdbc:mysql://" + host + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&autoReconnect=true&allowPublicKeyRetrieval=true&serverTimezone=" + schematest.Zone
 }
 
-// startOurs starts our admin on a fresh database until t ends.
+// postgresDB is a fresh schema of the test PostgreSQL server (XXL_TEST_POSTGRES_DSN)
+// for an admin of XXL_CONFORMANCE_DB=postgres, with the datasource arguments a user
+// would give: the Spring URL with currentSchema, a pool within the server's
+// connection limit.
+func postgresDB(t *testing.T) (*schematest.DB, []string) {
+	p := schematest.NewPostgresEmpty(t)
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	return p.AsDB(), []string{
+		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+		"--spring.datasource.username=" + p.Config.User,
+		"--spring.datasource.password=" + p.Config.Password,
+		"--spring.datasource.hikari.maximum-pool-size=10",
+	}
+}
+
+// startOurs starts our admin on a fresh database until t ends: MariaDB, or PostgreSQL
+// with XXL_CONFORMANCE_DB=postgres.
 func startOurs(t *testing.T, token string, props ...string) (*admin, error) {
 	bin, err := oursBinary(t)
 	if err != nil {
 		return nil, err
 	}
-	db := schematest.NewEmpty(t)
-	dbArgs := []string{
-		"--spring.datasource.url=" + jdbcURL(db.Config.Addr, db),
-		"--spring.datasource.username=" + db.Config.User,
-		"--spring.datasource.password=" + db.Config.Passwd,
+	var db *schematest.DB
+	var dbArgs []string
+	if os.Getenv("XXL_CONFORMANCE_DB") == "postgres" {
+		db, dbArgs = postgresDB(t)
+	} else {
+		db = schematest.NewEmpty(t)
+		dbArgs = []string{
+			"--spring.datasource.url=" + jdbcURL(db.Config.Addr, db),
+			"--spring.datasource.username=" + db.Config.User,
+			"--spring.datasource.password=" + db.Config.Passwd,
+		}
 	}
 	if out, err := execOutput(bin, append([]string{"schema", "init"}, dbArgs...)...); err != nil {
 		return nil, fmt.Errorf("xxl-admin-go schema init: %v: %s", err, out)
