@@ -1,7 +1,7 @@
 // Package schema owns the xxl_job_* tables: the embedded DDL of the layouts we can
 // create, detection of the layout an existing database has, and the typed Store
-// through which every statement of the admin runs, on MySQL/MariaDB or on the embedded
-// SQLite file (dialect differences are in the Dialect implementations).
+// through which every statement of the admin runs, on MySQL/MariaDB, PostgreSQL or the
+// embedded SQLite file (dialect differences are in the Dialect implementations).
 package schema
 
 import (
@@ -113,7 +113,8 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Check inspects the current database (the one the connection's DSN names, or the
+// Check inspects the current database (the one the connection names — on PostgreSQL its
+// search_path's schema — or the
 // SQLite file) without changing anything.
 func Check(ctx context.Context, db *sql.DB) (Report, error) {
 	lite, pg := IsSQLite(db), IsPostgres(db)

@@ -12,8 +12,8 @@ import (
 	sq "github.com/Masterminds/squirrel"
 )
 
-// Dialect holds what differs between SQL databases (MySQL, SQLite; PostgreSQL could
-// join later) without touching the statements' callers.
+// Dialect holds what differs between SQL databases (MySQL, SQLite, PostgreSQL) without
+// touching the statements' callers.
 type Dialect interface {
 	// Name is a short identifier ("mysql").
 	Name() string
@@ -25,7 +25,8 @@ type Dialect interface {
 	// UpsertSuffix turns an INSERT into an upsert on the table's unique key, setting
 	// the given columns to the inserted values.
 	UpsertSuffix(conflictCols []string, updateCols []string) string
-	// InsertIgnore is the verb of an INSERT that skips rows violating a unique key.
+	// InsertIgnore is the verb of an INSERT that skips rows violating a unique key
+	// ("INSERT" on PostgreSQL, where a suffix says it: use Store.insertIgnore).
 	InsertIgnore() string
 	// FirstInsertID is the id of the first of the rows one multi-row INSERT created.
 	FirstInsertID(res sql.Result, rows int) (int64, error)
