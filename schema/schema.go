@@ -113,9 +113,8 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Check inspects the current database (the one the connection names — on PostgreSQL its
-// search_path's schema — or the
-// SQLite file) without changing anything.
+// Check inspects the current database (the one the connection names; on PostgreSQL the
+// first schema of its search_path), or the SQLite file, without changing anything.
 func Check(ctx context.Context, db *sql.DB) (Report, error) {
 	lite, pg := IsSQLite(db), IsPostgres(db)
 	var cols map[string]map[string]bool
