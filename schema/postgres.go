@@ -139,15 +139,6 @@ func IsPostgres(db *sql.DB) bool {
 	return ok
 }
 
-// PostgresLoc is the zone TIMESTAMP values of a pool of OpenPostgres are in; nil for
-// another pool.
-func PostgresLoc(db *sql.DB) *time.Location {
-	if c, ok := db.Driver().(*pgConnector); ok {
-		return c.loc
-	}
-	return nil
-}
-
 // pgConnector hands out pgx connections wrapped so that statements take '?'
 // placeholders and TIMESTAMP values are wall-clock times in loc. It is its own
 // driver.Driver, so that IsPostgres can recognise the pool.
@@ -188,17 +179,6 @@ type pgDriverConn interface {
 type pgConn struct {
 	c   pgDriverConn
 	loc *time.Location
-}
-
-// PgxConn is the pgx connection under a connection of OpenPostgres's pool, for use
-// inside (*sql.Conn).Raw; nil for any other driver connection.
-func PgxConn(driverConn any) *pgx.Conn {
-	if c, ok := driverConn.(*pgConn); ok {
-		if sc, ok := c.c.(*stdlib.Conn); ok {
-			return sc.Conn()
-		}
-	}
-	return nil
 }
 
 func (z *pgConn) Prepare(query string) (driver.Stmt, error) {
