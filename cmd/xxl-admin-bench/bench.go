@@ -584,7 +584,7 @@ func printResult(w io.Writer, r *Result) {
 	if r.Cluster != nil {
 		printCluster(w, r)
 	}
-	if r.Run != nil {
+	if r.Run != nil && r.Cluster == nil {
 		x := r.Run
 		fmt.Fprintf(w, "\nxxl-admin-bench: %d jobs due every second, %d groups, %d executors (out of process: %v), window %s → %s\n",
 			r.Options.Jobs, r.Options.Groups, r.Options.Executors, r.Options.ExecutorProc, x.WindowStart, x.WindowEnd)

@@ -20,8 +20,9 @@ type Capacity struct {
 	Probes []CapacityProbe `json:"probes"`
 	// SustainedPerSec is the rate of the last confirming run that passed (0: none did).
 	SustainedPerSec int `json:"sustained_per_sec"`
-	// RatioToLimit is SustainedPerSec over the limit loop's rate, measured right after
-	// the confirming run on its tables.
+	// LimitPerSec is the limit loop's rate, measured right after the last confirming
+	// run on its tables; RatioToLimit is SustainedPerSec over it.
+	LimitPerSec  float64 `json:"limit_per_sec"`
 	RatioToLimit float64 `json:"ratio_to_limit"`
 }
 
@@ -113,11 +114,14 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 		if err != nil {
 			return err
 		}
+		res.Run, res.Limit, res.Ratios, res.AdminLog = pr.Run, pr.Limit, pr.Ratios, pr.AdminLog
+		if pr.Limit != nil {
+			c.LimitPerSec = pr.Limit.PerSec
+		}
 		if c.Probes[len(c.Probes)-1].Passed {
 			c.SustainedPerSec = lo
-			res.Run, res.Limit, res.Ratios, res.AdminLog = pr.Run, pr.Limit, pr.Ratios, pr.AdminLog
-			if pr.Limit != nil && pr.Limit.PerSec > 0 {
-				c.RatioToLimit = float64(lo) / pr.Limit.PerSec
+			if c.LimitPerSec > 0 {
+				c.RatioToLimit = float64(lo) / c.LimitPerSec
 			}
 			break
 		}
@@ -143,8 +147,8 @@ func printCapacity(w io.Writer, r *Result) {
 			kind, p.Rate, p.Seconds, p.SkewP99Ms, p.AdminCPUUs, p.DBCPUUs, p.Load1, verdict)
 	}
 	fmt.Fprintf(w, "  sustained %d/s", c.SustainedPerSec)
-	if r.Limit != nil {
-		fmt.Fprintf(w, "; limit loop %.0f/s; ratio %.2f", r.Limit.PerSec, c.RatioToLimit)
+	if c.LimitPerSec > 0 {
+		fmt.Fprintf(w, "; limit loop %.0f/s; ratio %.2f", c.LimitPerSec, c.RatioToLimit)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  (the run below is the last confirming one)")
 }

@@ -329,4 +329,10 @@ func printCluster(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "  arrived %.2f %% of the window's fires; Innodb_row_lock_waits +%d (%d ms) over the window (whole server)\n",
 		100*c.Arrived, c.RowLockWaits, c.RowLockTimeMs)
+	if x := r.Run; x != nil {
+		fmt.Fprintf(w, "  whole run: planned %d, missed %d, duplicate %d (+%d redelivered); accepted but not received %d, receipts without log %d\n",
+			x.Planned, x.Missed, x.Duplicates, x.Redelivered, x.NotReceived, x.UnknownReceipts)
+		fmt.Fprintf(w, "  skew ms: p50 %d, p95 %d, p99 %d, max %d (n=%d); database CPU %.1f s = %.0f µs/trigger\n",
+			x.Skew.P50, x.Skew.P95, x.Skew.P99, x.Skew.Max, x.Skew.N, x.DBCPUSeconds, x.DBCPUPerTrigger)
+	}
 }
