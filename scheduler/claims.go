@@ -532,11 +532,19 @@ func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep 
 			return nil, items, err
 		}
 	}
+	// A job's next time not yet claimed is fired by the next scan of the job. In lock
+	// mode that is this admin's scan once the time has passed; in partitioned mode the
+	// partition's owner (possibly another admin, just taking it over) may fire it at any
+	// moment of this second, so a next time due by the end of the second counts.
+	nextBy := nowMs
+	if s.leases != nil {
+		nextBy = endOfSecond - 1
+	}
 	superseded := func(it ringItem) bool {
 		if !catchUp(it) {
 			return false
 		}
-		if j, ok := jobs[it.JobID]; ok && j.TriggerStatus == 1 && j.TriggerNextTime > 0 && j.TriggerNextTime <= nowMs {
+		if j, ok := jobs[it.JobID]; ok && j.TriggerStatus == 1 && j.TriggerNextTime > 0 && j.TriggerNextTime <= nextBy {
 			return true // a scan is about to fire the job's overdue next time
 		}
 		for _, lt := range later[it.JobID] {

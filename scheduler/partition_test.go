@@ -326,3 +326,35 @@ func TestPartitionTakeoverWithClaimedFires(t *testing.T) {
 		require.GreaterOrEqual(t, sent, 7, "job %d: fired at least from the takeover (t0+4 s) to the last scan's read-ahead (t0+10 s)", id)
 	}
 }
+
+// An admin whose lease rounds have not gone through within the lease time sends
+// nothing, not even fires it took over, until a round confirms its standing: it may
+// have been cut off while the others moved its partitions and claims on.
+func TestPartitionedAdminWithoutFreshLeasesHoldsFires(t *testing.T) {
+	t.Parallel()
+	const n = 4
+	a := setup(t, bundleOpts{partitions: n})
+	b := setup(t, bundleOpts{shareDB: a, partitions: n}) // no lease round yet
+	rounds(t, a)
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "fresh", ex.Address())
+	for range 4 {
+		a.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "0 0 0 * * ?", 1, t0.Add(4*time.Second).UnixMilli()
+		})
+	}
+	ctx := context.Background()
+	_, err := a.sched.ScanOnce(ctx) // A claims the fires of t0+4 s, then stops
+	require.NoError(t, err)
+	require.Equal(t, 4, a.sched.RingSize())
+	b.clock.Set(t0.Add(4 * time.Second))
+	_, err = b.sched.ScanOnce(ctx) // B takes A's claims over: due now, but held
+	require.NoError(t, err)
+	b.sched.RingTick(t0.Add(4 * time.Second))
+	b.idle(t)
+	require.Empty(t, ex.Triggers(), "sent without a lease round within the lease time")
+	require.NoError(t, b.sched.LeaseRound())
+	b.sched.RingTick(t0.Add(4 * time.Second))
+	b.idle(t)
+	require.Len(t, ex.Triggers(), 4, "sent once a round went through")
+}

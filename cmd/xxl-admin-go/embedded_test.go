@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -47,11 +48,12 @@ type embeddedAdmin struct {
 }
 
 // startEmbedded runs the admin as main does with no spring.datasource.url, on the
-// embedded file path and the given port, until stop (or the end of the test).
-func startEmbedded(t *testing.T, path string, port int) *embeddedAdmin {
+// embedded file path and the given port, with extra arguments, until stop (or the end
+// of the test).
+func startEmbedded(t *testing.T, path string, port int, extra ...string) *embeddedAdmin {
 	t.Helper()
-	args := []string{fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=emb-token", "--xxl.job.i18n=en",
-		"--xxl.admin.embedded.path=" + path}
+	args := append([]string{fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=emb-token", "--xxl.job.i18n=en",
+		"--xxl.admin.embedded.path=" + path}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &embeddedAdmin{base: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port), log: &syncBuffer{t: t}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
@@ -233,4 +235,36 @@ func TestSchemaExportImport(t *testing.T) {
 	require.ErrorContains(t, err, "no embedded database at")
 	err = run(ctx, []string{"schema", "import", "--xxl.admin.embedded.path=" + second}, nil, &out, &errOut, nil)
 	require.ErrorContains(t, err, "--in FILE")
+}
+
+// The partitioned cluster mode runs on the embedded database too (one admin holds
+// every partition): it creates its tables, leases the partitions and fires the jobs.
+func TestEmbeddedPartitionedMode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "partitioned.db")
+	admin := startEmbedded(t, path, freePort(t), "--xxl.admin.cluster.mode=partitioned", "--xxl.admin.cluster.partitions=4")
+	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "emb-token", AdminAddresses: admin.base})
+	side, err := schema.OpenSQLite(path, time.Local)
+	require.NoError(t, err)
+	st, _, err := schema.OpenStore(context.Background(), side)
+	require.NoError(t, err)
+	ctx := context.Background()
+	group, err := st.InsertGroup(ctx, schema.Group{AppName: "emb-part", Title: "emb", AddressType: 1, AddressList: ex.Address(), UpdateTime: time.Now()})
+	require.NoError(t, err)
+	var jobs []int
+	for range 4 { // one in each partition
+		job, err := st.InsertJob(ctx, schema.Job{JobGroup: group, JobDesc: "every second", Author: "test", ScheduleType: "CRON",
+			ScheduleConf: "* * * * * ?", MisfireStrategy: "DO_NOTHING", ExecutorRouteStrategy: "FIRST", ExecutorHandler: "demoJobHandler",
+			ExecutorBlockStrategy: "SERIAL_EXECUTION", GlueType: "BEAN", AddTime: time.Now(), UpdateTime: time.Now(), GlueUpdatetime: time.Now(),
+			TriggerStatus: 1, TriggerNextTime: time.Now().Add(2 * time.Second).UnixMilli()})
+		require.NoError(t, err)
+		jobs = append(jobs, job)
+	}
+	for _, job := range jobs {
+		waitFor(t, "three completed fires of every job", 30*time.Second, func() bool { return countLogs(t, path, job, 200) >= 3 })
+	}
+	var held int
+	require.NoError(t, side.QueryRow("SELECT COUNT(*) FROM "+schema.LeaseTable+" WHERE owner <> ''").Scan(&held))
+	require.Equal(t, 4, held, "one admin holds every partition")
+	side.Close()
 }

@@ -160,11 +160,12 @@ type partFigures struct {
 	gapJob              int
 	late                int // received more than faultMaxLate after the planned second
 	maxLate             time.Duration
-	dupLog, dupPlanned  int
+	dupLog, dupPlanned  int // a log id received twice; a job received twice in one second (after the warm-up)
 	notOK               map[string]int
 	uncertain           int // sent by the killed admin just before it died: closed as uncertain (500)
 	checked             int
 	openClaims60        int
+	examples            []string // a few doubles, for the log
 }
 
 // figures measures the fires: each job's gaps over [from, end], the rest over every
@@ -175,8 +176,10 @@ func (r *partRig) figures(from, end time.Time, killed int) partFigures {
 	t := r.t
 	t.Helper()
 	f := partFigures{byAdmin: map[int]int{}, notOK: map[string]int{}}
+	warm := r.first.Add(8 * time.Second)
 	byJob := map[int][]time.Time{}
 	logs, planned := map[int64]int{}, map[[2]int64]int{}
+	first := map[[2]int64]recordedFire{}
 	var toCheck []recordedFire
 	for _, x := range r.rec.all() {
 		f.fires++
@@ -188,8 +191,20 @@ func (r *partRig) figures(from, end time.Time, killed int) partFigures {
 			f.dupLog++
 		}
 		k := [2]int64{int64(x.Job), x.Planned.UnixMilli()}
-		if planned[k]++; planned[k] == 2 {
+		if x.At.Before(warm) {
+			// The first scans of a starting cluster (4–5 s after start, later under
+			// load) find the jobs overdue: a late first fire and the next one can go
+			// out in one second, in either mode. Not what these tests look at.
+		} else if planned[k]++; planned[k] == 1 {
+			first[k] = x
+		} else if planned[k] == 2 {
 			f.dupPlanned++
+			if len(f.examples) < 5 {
+				p := first[k]
+				f.examples = append(f.examples, fmt.Sprintf("job %d planned %s: log %d by %s received %s, log %d by %s received %s",
+					x.Job, x.Planned.Format("15:04:05.000"), p.LogID, partAdmin(p.Admin), p.At.Format("15:04:05.000"),
+					x.LogID, partAdmin(x.Admin), x.At.Format("15:04:05.000")))
+			}
 		}
 		if late := x.At.Sub(x.Planned); late > f.maxLate {
 			f.maxLate = late
@@ -240,7 +255,7 @@ func (r *partRig) figures(from, end time.Time, killed int) partFigures {
 		switch {
 		case !ok:
 			f.notOK["no row"]++
-		case code == 500 && x.Admin == killed:
+		case code == 500 && killed >= 0 && x.Admin == killed:
 			f.uncertain++
 		case code != 200:
 			f.notOK[strconv.Itoa(code)]++
@@ -249,6 +264,14 @@ func (r *partRig) figures(from, end time.Time, killed int) partFigures {
 	require.NoError(t, r.db.SQL.QueryRow(`SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 0
 		AND trigger_msg LIKE 'xxl-admin-go:claim:%' AND trigger_time < ?`, time.Now().Add(-time.Minute)).Scan(&f.openClaims60))
 	return f
+}
+
+// partAdmin names admin i of a partRig (A, B, C; ? when not found).
+func partAdmin(i int) string {
+	if i < 0 {
+		return "?"
+	}
+	return string(rune('A' + i))
 }
 
 // logCodes reads the trigger_code of the fires' log rows.
@@ -279,11 +302,7 @@ func (f partFigures) check(t *testing.T, name string, extra string) {
 	var admins []string
 	for i := -1; i < 4; i++ {
 		if n, ok := f.byAdmin[i]; ok {
-			name := "?"
-			if i >= 0 {
-				name = string(rune('A' + i))
-			}
-			admins = append(admins, fmt.Sprintf("%s %d", name, n))
+			admins = append(admins, fmt.Sprintf("%s %d", partAdmin(i), n))
 		}
 	}
 	t.Logf("PARTITIONED %s | fires %d (%s) | longest time a job went without a fire %.1fs (job %d) | >10s late %d (max %.1fs) | "+
@@ -291,6 +310,9 @@ func (f partFigures) check(t *testing.T, name string, extra string) {
 		"open claims >60s %d | %s",
 		name, f.fires, strings.Join(admins, ", "), f.maxGap.Seconds(), f.gapJob, f.late, f.maxLate.Seconds(),
 		f.dupLog, f.dupPlanned, f.checked, f.notOK, f.uncertain, f.openClaims60, extra)
+	for _, e := range f.examples {
+		t.Log("  e.g. " + e)
+	}
 	assert.LessOrEqual(t, f.maxGap, partMaxGap, "longest time a job went without a fire (job %d)", f.gapJob)
 	assert.Zero(t, f.late, "DO_NOTHING fires received more than %v after their planned second", faultMaxLate)
 	assert.Zero(t, f.dupLog, "log ids received twice")
