@@ -115,6 +115,7 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 			return err
 		}
 		res.Run, res.Limit, res.Ratios, res.AdminLog = pr.Run, pr.Limit, pr.Ratios, pr.AdminLog
+		res.Options.Jobs = lo // the run printed below
 		if pr.Limit != nil {
 			c.LimitPerSec = pr.Limit.PerSec
 		}
