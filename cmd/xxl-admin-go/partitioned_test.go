@@ -306,7 +306,7 @@ func (f partFigures) check(t *testing.T, name string, extra string) {
 		}
 	}
 	t.Logf("PARTITIONED %s | fires %d (%s) | longest time a job went without a fire %.1fs (job %d) | >10s late %d (max %.1fs) | "+
-		"doubles: log id %d, job+planned %d | rows not 200 of %d checked: %v (sent by the killed admin as it died, closed uncertain: %d) | "+
+		"doubles: log id %d, job+planned %d | rows not 200 of %d checked: %v (sent by a killed admin as it died, closed uncertain: %d) | "+
 		"open claims >60s %d | %s",
 		name, f.fires, strings.Join(admins, ", "), f.maxGap.Seconds(), f.gapJob, f.late, f.maxLate.Seconds(),
 		f.dupLog, f.dupPlanned, f.checked, f.notOK, f.uncertain, f.openClaims60, extra)

@@ -131,6 +131,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, 30, cfg.LogRetentionDays)
 	require.Equal(t, 3, cfg.TimeoutSeconds)
 	require.Equal(t, 100, cfg.ScheduleBatchSize)
+	require.Equal(t, Cluster{Mode: "lock", Partitions: 32, LeaseTime: 4 * time.Second}, cfg.Cluster)
 
 	ds := cfg.DataSource
 	require.Equal(t, defaultURL, ds.URL)
@@ -417,6 +418,9 @@ func TestValidationErrors(t *testing.T) {
 		{"--spring.mail.properties.mail.smtp.starttls.required=on", "spring.mail.properties.mail.smtp.starttls.required", "not true or false"},
 		{"--spring.mail.properties.mail.smtp.ssl.enable=maybe", "spring.mail.properties.mail.smtp.ssl.enable", "not true or false"},
 		{"--spring.datasource.password=${NOT_SET}", "spring.datasource.password", `unresolved placeholder "${NOT_SET}"`},
+		{"--xxl.admin.cluster.mode=sharded", "xxl.admin.cluster.mode", `"sharded" is not lock or partitioned`},
+		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..1024"},
+		{"--xxl.admin.cluster.lease-time=500", "xxl.admin.cluster.lease-time", "500 is out of range 1000..60000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
@@ -596,4 +600,15 @@ func TestOpenLocalServer(t *testing.T) {
 	plain, err := mysql.ParseDSN(cfg.DataSource.ServerDSN())
 	require.NoError(t, err)
 	require.Empty(t, plain.DBName)
+}
+
+func TestClusterMode(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cfg := b.load(t, []string{"--xxl.admin.cluster.mode=Partitioned", "--xxl.admin.cluster.partitions=64", "--xxl.admin.cluster.lease-time=3000"}, nil)
+	require.Equal(t, Cluster{Mode: "partitioned", Partitions: 64, LeaseTime: 3 * time.Second}, cfg.Cluster)
+	require.Empty(t, cfg.Warnings)
+	cfg = b.load(t, []string{"--xxl.admin.cluster.mode=partitioned", "--xxl.admin.cluster.lease-time=8000"}, nil)
+	require.Len(t, cfg.Warnings, 1)
+	require.Contains(t, cfg.Warnings[0], "misfire window")
 }

@@ -93,14 +93,12 @@ type Leaser struct {
 	left      bool   // Stop released everything: Fresh stays true for the ring's drain
 	mismatch  string // the member whose count differs, logged once
 	ensured   bool
-	wake      chan struct{}
 	started   atomic.Bool
 	takenOver atomic.Int64 // counts of the TakenOver and RenewFailed metrics
 	lostCount atomic.Int64
 	stopOnce  sync.Once
 	stopped   chan struct{}
 	loopDone  chan struct{}
-	roundHook func() // tests: after each round
 }
 
 // MinLeaseTime is the shortest lease time New accepts; shorter ones are raised to it.
@@ -119,7 +117,7 @@ func New(store *schema.Store, cfg Config) *Leaser {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Leaser{cfg: cfg, store: store, log: cfg.Logger, held: map[int]int64{}, wake: make(chan struct{}, 1),
+	return &Leaser{cfg: cfg, store: store, log: cfg.Logger, held: map[int]int64{},
 		stopped: make(chan struct{}), loopDone: make(chan struct{})}
 }
 
@@ -169,31 +167,34 @@ func (l *Leaser) Start() {
 
 func (l *Leaser) run() {
 	defer close(l.loopDone)
+	var failingSince time.Time // once per episode in the log, not per round
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.LeaseTime)
-		if err := l.Round(ctx); err != nil {
-			l.log.Warn("partition lease round failed; retrying", "err", err)
-		}
+		err := l.Round(ctx)
 		cancel()
-		if l.roundHook != nil {
-			l.roundHook()
+		switch {
+		case err != nil && failingSince.IsZero():
+			failingSince = time.Now()
+			l.log.Warn("partition lease rounds fail; retrying (this admin sends nothing once its leases are unconfirmed for the lease time)",
+				"err", err)
+		case err == nil && !failingSince.IsZero():
+			l.log.Info("partition lease rounds go through again", "failed_for", time.Since(failingSince).Round(time.Millisecond))
+			failingSince = time.Time{}
 		}
 		t := time.NewTimer(l.interval())
 		select {
 		case <-l.stopped:
 			t.Stop()
 			return
-		case <-l.wake:
-			t.Stop()
 		case <-t.C:
 		}
 	}
 }
 
-// Stop ends the rounds (waiting for one under way to finish), then releases every lease this
-// admin holds and deletes its member row, so that the others take its partitions at
-// their next round instead of after the lease time. Call it once this admin's scans
-// have stopped.
+// Stop ends the rounds (waiting for one under way to finish), then releases every
+// lease this admin holds and deletes its member row, so that the others take its
+// partitions at their next round instead of after the lease time. Call it once this
+// admin's scans have stopped.
 func (l *Leaser) Stop(ctx context.Context) {
 	l.stopOnce.Do(func() { close(l.stopped) })
 	if l.started.Load() {
@@ -447,14 +448,6 @@ func (l *Leaser) Fence(ctx context.Context) ([]int, error) {
 		l.log.Warn("partition leases found taken by another admin at the scan; not scanning them", "partitions", intList(gone))
 	}
 	return ok, nil
-}
-
-// Wake asks for a round now (a test, or an admin that saw a member join).
-func (l *Leaser) Wake() {
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
 }
 
 func intList(ps []int) string {
