@@ -60,6 +60,7 @@ type options struct {
 	Probe           time.Duration `json:"probe_ns,omitempty"`
 	CapacityFrom    int           `json:"capacity_from,omitempty"`
 	CapacityStep    float64       `json:"capacity_resolution,omitempty"`
+	ProbeRetries    int           `json:"probe_retries,omitempty"`
 	Admins          int           `json:"admins,omitempty"`
 }
 
@@ -116,6 +117,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.DurationVar(&o.Probe, "probe", 20*time.Second, "capacity: measured time of each search probe (the confirming run lasts -duration)")
 	fs.IntVar(&o.CapacityFrom, "capacity-from", 4000, "capacity: first rate probed, jobs due every second")
 	fs.Float64Var(&o.CapacityStep, "capacity-resolution", 0.05, "capacity: stop bisecting when the bracket is narrower than this fraction of its lower end")
+	fs.IntVar(&o.ProbeRetries, "probe-retries", 1, "capacity: probes more of a rate whose probe failed before it counts as failed (others' load on a shared machine)")
 	fs.IntVar(&o.Admins, "admins", 3, "partitioned: admin processes sharing the jobs")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")
