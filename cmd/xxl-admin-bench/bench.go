@@ -426,7 +426,10 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 			return err
 		}
 		res.Limit = lim
-		r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec, Statements: run.StmtPerTrigger / lim.StmtPerTrigger}
+		r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec}
+		if lim.StmtPerTrigger > 0 { // no statement counts on PostgreSQL: no NaN in the JSON
+			r.Statements = run.StmtPerTrigger / lim.StmtPerTrigger
+		}
 		if lim.DBCPUPerTrigger > 0 {
 			r.DBCPUPerTrigger = run.DBCPUPerTrigger / lim.DBCPUPerTrigger
 			r.ProjectedMaxPerSec = lim.PerSec / r.DBCPUPerTrigger
