@@ -143,7 +143,7 @@ const (
 	openShared
 )
 
-// openDatabase opens the configured MySQL database, or the embedded file when no
+// openDatabase opens the configured MySQL or PostgreSQL database, or the embedded file when no
 // spring.datasource.url is configured.
 func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, mode openMode) (*database, error) {
 	if !embedded(cfg) {
@@ -161,7 +161,7 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, mod
 	_, statErr := os.Stat(path)
 	switch {
 	case mode == openShared && errors.Is(statErr, os.ErrNotExist):
-		return nil, fmt.Errorf("no embedded database at %s (set %s, or spring.datasource.url for MySQL)", path, embeddedPathKey)
+		return nil, fmt.Errorf("no embedded database at %s (set %s, or spring.datasource.url for MySQL or PostgreSQL)", path, embeddedPathKey)
 	case mode == openExclusive:
 		if d.unlock, err = lockFile(path + ".lock"); err != nil {
 			return nil, fmt.Errorf("embedded database %s: %w", path, err)

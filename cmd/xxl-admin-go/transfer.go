@@ -43,8 +43,8 @@ func applyOwnOptions(cfg *config.Config, own map[string]string, environ []string
 }
 
 // transferCommand runs `schema export --out FILE` and `schema import --in FILE` on the
-// configured database: MySQL when spring.datasource.url is set, the embedded file
-// otherwise.
+// configured database: MySQL or PostgreSQL when spring.datasource.url is set, the
+// embedded file otherwise.
 func transferCommand(ctx context.Context, cfg *config.Config, verb string, out io.Writer) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if verb == "export" {
