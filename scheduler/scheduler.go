@@ -291,7 +291,10 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		if s.leases != nil {
 			// At once, not after the ring drained: the others scan these partitions
 			// at their next round, before the fires after our read-ahead fall due.
-			s.leases.Stop(ctx)
+			// Briefly: without the database the leases pass on when they expire.
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			s.leases.Stop(lctx)
+			cancel()
 		}
 		close(s.stopMon)
 		close(s.stopRing)

@@ -150,7 +150,8 @@ type Cluster struct {
 	// split into partitions leased by the admins, which scan in parallel).
 	Mode string
 	// Partitions is xxl.admin.cluster.partitions, the number of partitions (job id
-	// modulo it), 1..1024; every partitioned admin of a database must use the same.
+	// modulo it), 1..256 (a scan locks its lease rows one by one); every partitioned
+	// admin of a database must use the same.
 	Partitions int
 	// LeaseTime is xxl.admin.cluster.lease-time: how long a partition lease lasts
 	// unrenewed, so how soon a stopped admin's partitions are taken over (1..5 s keeps
@@ -837,7 +838,7 @@ func (l *loader) build() *Config {
 	if c.Cluster.Mode != "lock" && c.Cluster.Mode != "partitioned" {
 		l.fail("xxl.admin.cluster.mode", fmt.Sprintf("%q is not lock or partitioned", c.Cluster.Mode))
 	}
-	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 1024)
+	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 256)
 	c.Cluster.LeaseTime = time.Duration(l.intIn("xxl.admin.cluster.lease-time", 1000, 60000)) * time.Millisecond
 	if c.Cluster.Mode == "partitioned" && c.Cluster.LeaseTime > 5*time.Second {
 		l.warn("xxl.admin.cluster.lease-time: over 5000 ms, the fires of a stopped admin's partitions may fall outside the 5 s misfire window")

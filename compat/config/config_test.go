@@ -419,7 +419,7 @@ func TestValidationErrors(t *testing.T) {
 		{"--spring.mail.properties.mail.smtp.ssl.enable=maybe", "spring.mail.properties.mail.smtp.ssl.enable", "not true or false"},
 		{"--spring.datasource.password=${NOT_SET}", "spring.datasource.password", `unresolved placeholder "${NOT_SET}"`},
 		{"--xxl.admin.cluster.mode=sharded", "xxl.admin.cluster.mode", `"sharded" is not lock or partitioned`},
-		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..1024"},
+		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..256"},
 		{"--xxl.admin.cluster.lease-time=500", "xxl.admin.cluster.lease-time", "500 is out of range 1000..60000"},
 	}
 	for _, tt := range tests {

@@ -99,6 +99,10 @@ type Leaser struct {
 	stopOnce  sync.Once
 	stopped   chan struct{}
 	loopDone  chan struct{}
+	// runCtx ends with Stop, so that a round waiting for the database does not hold
+	// the admin's stop up.
+	runCtx    context.Context
+	runCancel context.CancelFunc
 }
 
 // MinLeaseTime is the shortest lease time New accepts; shorter ones are raised to it.
@@ -117,8 +121,10 @@ func New(store *schema.Store, cfg Config) *Leaser {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Leaser{cfg: cfg, store: store, log: cfg.Logger, held: map[int]int64{},
+	l := &Leaser{cfg: cfg, store: store, log: cfg.Logger, held: map[int]int64{},
 		stopped: make(chan struct{}), loopDone: make(chan struct{})}
+	l.runCtx, l.runCancel = context.WithCancel(context.Background())
+	return l
 }
 
 // Partitions is the configured partition count.
@@ -169,10 +175,12 @@ func (l *Leaser) run() {
 	defer close(l.loopDone)
 	var failingSince time.Time // once per episode in the log, not per round
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.LeaseTime)
+		ctx, cancel := context.WithTimeout(l.runCtx, l.cfg.LeaseTime)
 		err := l.Round(ctx)
 		cancel()
 		switch {
+		case l.runCtx.Err() != nil:
+			return
 		case err != nil && failingSince.IsZero():
 			failingSince = time.Now()
 			l.log.Warn("partition lease rounds fail; retrying (this admin sends nothing once its leases are unconfirmed for the lease time)",
@@ -194,9 +202,10 @@ func (l *Leaser) run() {
 // Stop ends the rounds (waiting for one under way to finish), then releases every
 // lease this admin holds and deletes its member row, so that the others take its
 // partitions at their next round instead of after the lease time. Call it once this
-// admin's scans have stopped.
+// admin's scans have stopped; ctx bounds the releases (when the database does not
+// answer, the leases pass on when they expire).
 func (l *Leaser) Stop(ctx context.Context) {
-	l.stopOnce.Do(func() { close(l.stopped) })
+	l.stopOnce.Do(func() { close(l.stopped); l.runCancel() })
 	if l.started.Load() {
 		<-l.loopDone
 	}
