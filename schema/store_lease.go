@@ -123,7 +123,9 @@ type Member struct {
 func (s *Store) serverNowMs() string {
 	switch s.d.Name() {
 	case "mysql":
-		return "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)"
+		// From UTC_TIMESTAMP, not UNIX_TIMESTAMP(NOW(3)): the session's time zone
+		// plays no part, not even in the hour a daylight-saving change repeats.
+		return "CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 AS SIGNED)"
 	case "sqlite":
 		return "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)"
 	default: // PostgreSQL and other standard dialects
