@@ -154,6 +154,66 @@ func TestPostgresNewcomerEndToEnd(t *testing.T) {
 	require.Equal(t, time.UnixMilli(first).In(loc).Format(time.TimeOnly), wall, "TIMESTAMP holds the wall clock of serverTimezone")
 }
 
+// pgCluster is several admin processes on one PostgreSQL schema firing jobs every
+// second (clusterRun on PostgreSQL).
+type pgCluster struct {
+	p      *schematest.Postgres
+	ex     *executortest.Executor
+	group  int
+	first  int64 // first planned fire, epoch ms
+	admins []*exec.Cmd
+}
+
+func startPostgresCluster(t *testing.T, admins, jobs int) *pgCluster {
+	t.Helper()
+	bin := buildAdmin(t)
+	p, store := schematest.NewPostgres(t)
+	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token"})
+	group, err := store.InsertGroup(context.Background(), schema.Group{AppName: "cluster", Title: "cluster", AddressType: 1, AddressList: ex.Address()})
+	require.NoError(t, err)
+	c := &pgCluster{p: p, ex: ex, group: group}
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	for i := 0; i < admins; i++ {
+		port := freePort(t)
+		cmd := exec.Command(bin,
+			fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+			"--spring.datasource.username="+p.Config.User, "--spring.datasource.password="+p.Config.Password,
+			"--spring.datasource.hikari.maximum-pool-size=10", // several admins within the server's 100 connections
+			fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
+		cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		waitFor(t, "admin listening", 20*time.Second, func() bool {
+			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err == nil {
+				conn.Close()
+			}
+			return err == nil
+		})
+		c.admins = append(c.admins, cmd)
+	}
+	c.first = (time.Now().UnixMilli()/1000 + 6) * 1000
+	for i := 0; i < jobs; i++ {
+		p.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
+			VALUES (?, 'cluster', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`, group, c.first)
+	}
+	return c
+}
+
+// stopAllAndVerify stops the admins that still run, gracefully, and checks every fire.
+func (c *pgCluster) stopAllAndVerify(t *testing.T, maxSkippedPerJob int) int {
+	t.Helper()
+	for _, a := range c.admins {
+		if a.ProcessState != nil {
+			continue
+		}
+		require.NoError(t, a.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, a.Wait(), "graceful stop")
+	}
+	return verifyFires(t, c.p.SQL, c.p.Count, c.ex, c.group, c.first, maxSkippedPerJob)
+}
+
 // Three admin processes share one PostgreSQL database and 300 jobs firing every
 // second; every due fire happens exactly once (TestThreeAdminsSoak on PostgreSQL, the
 // same XXL_SOAK_DURATION).
@@ -168,43 +228,25 @@ func TestThreeAdminsSoakPostgres(t *testing.T) {
 		d, err = time.ParseDuration(v)
 		require.NoError(t, err, "XXL_SOAK_DURATION")
 	}
-	bin := buildAdmin(t)
-	p, store := schematest.NewPostgres(t)
-	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token"})
-	group, err := store.InsertGroup(context.Background(), schema.Group{AppName: "cluster", Title: "cluster", AddressType: 1, AddressList: ex.Address()})
-	require.NoError(t, err)
-	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
-	var admins []*exec.Cmd
-	for i := 0; i < 3; i++ {
-		port := freePort(t)
-		cmd := exec.Command(bin,
-			fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
-			"--spring.datasource.username="+p.Config.User, "--spring.datasource.password="+p.Config.Password,
-			"--spring.datasource.hikari.maximum-pool-size=10", // three admins within the server's 100 connections
-			fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
-		cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		waitFor(t, "admin listening", 20*time.Second, func() bool {
-			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err == nil {
-				c.Close()
-			}
-			return err == nil
-		})
-		admins = append(admins, cmd)
-	}
-	first := (time.Now().UnixMilli()/1000 + 6) * 1000
-	for i := 0; i < 300; i++ {
-		p.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
-			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
-			VALUES (?, 'cluster', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`, group, first)
-	}
-	time.Sleep(time.Until(time.UnixMilli(first).Add(d)))
-	for _, a := range admins {
-		require.NoError(t, a.Process.Signal(syscall.SIGTERM))
-		require.NoError(t, a.Wait(), "graceful stop")
-	}
-	total := verifyFires(t, p.SQL, p.Count, ex, group, first, 0)
+	c := startPostgresCluster(t, 3, 300)
+	time.Sleep(time.Until(time.UnixMilli(c.first).Add(d)))
+	total := c.stopAllAndVerify(t, 0)
 	t.Logf("%d fires over %v from 3 admins on PostgreSQL, none missing, none twice", total, d)
+}
+
+// Two admins on PostgreSQL, one killed with SIGKILL mid-second: the other takes over
+// its claims, and every planned fire is sent once or recorded as skipped, never twice
+// (TestKillNineOfOneAdminLosesNothing on PostgreSQL).
+func TestKillNineOfOneAdminLosesNothingPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~30 s; skipped with -short")
+	}
+	t.Parallel()
+	c := startPostgresCluster(t, 2, 40)
+	time.Sleep(time.Until(time.UnixMilli(c.first).Add(7300 * time.Millisecond))) // kill mid-second
+	require.NoError(t, c.admins[0].Process.Signal(syscall.SIGKILL))
+	_ = c.admins[0].Wait()
+	time.Sleep(10 * time.Second)
+	total := c.stopAllAndVerify(t, 5)
+	t.Logf("%d fires sent, %d skipped or uncertain", total, c.p.Count(t, "xxl_job_log", "trigger_code = 500"))
 }
