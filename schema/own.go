@@ -92,9 +92,9 @@ func (ix OwnIndex) Statement(sqlite bool) string {
 	return ix.statement(MySQL{})
 }
 
-// statement is Statement in the terms of dialect d: CREATE INDEX on PostgreSQL too
-// (it blocks writes to the table while it runs; CREATE INDEX CONCURRENTLY does not,
-// and an operator may run it instead, as `schema check` advises).
+// statement is Statement in the terms of dialect d: CREATE INDEX on PostgreSQL too. It
+// blocks writes to the table while it runs; on a big, busy table an operator may run
+// the same statement with CONCURRENTLY before `schema upgrade` instead.
 func (ix OwnIndex) statement(d Dialect) string {
 	cols := strings.Join(ix.Columns, ", ")
 	if d.Name() == (MySQL{}).Name() {

@@ -41,7 +41,7 @@ func (PostgreSQL) UpsertSuffix(conflictCols []string, updateCols []string) strin
 	return SQLite{}.UpsertSuffix(conflictCols, updateCols)
 }
 
-// InsertIgnore implements Dialect: a plain INSERT, which InsertIgnoreSuffix completes.
+// InsertIgnore implements Dialect: a plain INSERT, which insertIgnoreSuffix completes.
 func (PostgreSQL) InsertIgnore() string { return "INSERT" }
 
 // FirstInsertID implements Dialect: PostgreSQL reports no insert id; the store reads
