@@ -5,6 +5,9 @@
 #       --spring.datasource.username=root --spring.datasource.password=secret" xxl-admin-go
 #   docker run --rm -e PARAMS="..." xxl-admin-go schema init     # tables for an empty database
 #
+# PostgreSQL: --spring.datasource.url=jdbc:postgresql://db:5432/xxl_job?currentSchema=xxl_job&serverTimezone=…
+# (a Compose example: docker/README.md).
+#
 # PARAMS is read by the admin itself; JAVA_OPTS is accepted and ignored (docker/entrypoint.sh).
 
 FROM golang:1.26-alpine AS build
