@@ -47,11 +47,18 @@ func startAdminProcOut(t *testing.T, bin string, db *schematest.DB, out io.Write
 // startAdminProcEnv is startAdminProcOut with extra environment variables.
 func startAdminProcEnv(t *testing.T, bin string, db *schematest.DB, out io.Writer, env []string, extra ...string) *adminProc {
 	t.Helper()
-	port := freePort(t)
-	cmd := exec.Command(bin, append([]string{
+	return startAdminProcOn(t, bin, []string{
 		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
 		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
-		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"}, extra...)...)
+	}, out, env, extra...)
+}
+
+// startAdminProcOn is startAdminProcEnv on the datasource of dsArgs.
+func startAdminProcOn(t *testing.T, bin string, dsArgs []string, out io.Writer, env []string, extra ...string) *adminProc {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(bin, append(append(dsArgs,
+		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"), extra...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)

@@ -18,6 +18,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // logLines tees an admin's output to the test log (each line after prefix) and counts
@@ -120,12 +121,32 @@ func TestMariaDBOutageUnderLoad(t *testing.T) {
 		outage, err = time.ParseDuration(v)
 		require.NoError(t, err, "XXL_OUTAGE_DURATION")
 	}
-	const jobs = 20
 	m := startPrivateMariaDB(t)
 	db, store := m.database(t, schema.Layout34)
+	outageUnderLoad(t, outageRun{db: db, store: store, duration: outage, stop: m.stop, start: m.start,
+		dsArgs: []string{
+			"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+			"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+		}})
+}
+
+// outageRun is a database of a private server the outage test stops and starts.
+type outageRun struct {
+	db       *schematest.DB
+	store    *schema.Store
+	dsArgs   []string // the admin's datasource arguments
+	duration time.Duration
+	stop     func(t *testing.T)
+	start    func(t *testing.T)
+}
+
+// outageUnderLoad is TestMariaDBOutageUnderLoad on the database of r.
+func outageUnderLoad(t *testing.T, r outageRun) {
+	const jobs = 20
+	db, store, outage := r.db, r.store, r.duration
 	bin := buildAdmin(t)
 	out := &logLines{t: t}
-	admin := startAdminProcOut(t, bin, db, out)
+	admin := startAdminProcOn(t, bin, r.dsArgs, out, nil)
 	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token",
 		AdminAddresses: admin.base, CallbackDelay: 2 * time.Second, CallbackRetry: time.Second})
 	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "outage", Title: "outage", AddressType: 1, AddressList: ex.Address()})
@@ -145,7 +166,7 @@ func TestMariaDBOutageUnderLoad(t *testing.T) {
 	base := scrape(t, admin.base)
 
 	// Stop the server and keep it down.
-	m.stop(t)
+	r.stop(t)
 	down := time.Now()
 	atStop := scrape(t, admin.base)
 	peak := atStop
@@ -176,7 +197,7 @@ func TestMariaDBOutageUnderLoad(t *testing.T) {
 	}
 
 	// Start it again on the same data directory and port.
-	m.start(t)
+	r.start(t)
 	up := time.Now()
 	waitFor(t, "scheduling resumed for every job", 120*time.Second, func() bool {
 		var n int
