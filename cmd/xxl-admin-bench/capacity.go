@@ -58,10 +58,10 @@ func verdict(r *Run) (bool, string) {
 
 // capacity brackets the sustained rate with short probes (-probe; a failed one is
 // repeated -probe-retries times), growing by half from -capacity-from while they pass
-// and shrinking by a third while they fail, then
-// bisects the bracket to -capacity-resolution; the best rate found then runs for
-// -duration with the limit loop after it. A confirming run that fails steps down 5 %
-// and runs again (three times at most). Every run has a fresh database and admin.
+// and shrinking by a third while they fail, then bisects the bracket to
+// -capacity-resolution; the best rate found then runs for -duration with the limit
+// loop after it. A confirming run that fails steps down 5 % and runs again (three
+// times at most). Every run has a fresh database and admin.
 func capacity(ctx context.Context, o options, server *mysql.Config, res *Result) error {
 	c := &Capacity{}
 	probe := func(rate int, confirming bool) (*Result, error) {
