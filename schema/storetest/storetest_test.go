@@ -54,8 +54,25 @@ func TestSQLite(t *testing.T) {
 
 func TestPostgres(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
-		_, st := schematest.NewPostgres(t)
-		return st
+	t.Run("3.4", func(t *testing.T) {
+		t.Parallel()
+		storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
+			_, st := schematest.NewPostgres(t)
+			return st
+		})
+	})
+	// The 3.5 layout's renamed name columns and per-group access tokens.
+	t.Run("3.5", func(t *testing.T) {
+		t.Parallel()
+		storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
+			p, _ := schematest.NewPostgres(t)
+			p.Exec(t, "ALTER TABLE xxl_job_group RENAME COLUMN title TO name")
+			p.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL")
+			p.Exec(t, "ALTER TABLE xxl_job_info RENAME COLUMN job_desc TO name")
+			st, r, err := schema.OpenStore(context.Background(), p.SQL)
+			require.NoError(t, err)
+			require.Equal(t, schema.Layout35, r.Layout.Name)
+			return st
+		})
 	})
 }
