@@ -75,3 +75,30 @@ func TestParsePostgresURL(t *testing.T) {
 		require.True(t, strings.HasPrefix(cfg.DataSource.URL, "jdbc:postgresql:"))
 	})
 }
+
+// Any URL yields a configuration or a one-line error that does not repeat the password.
+func FuzzParsePostgresURL(f *testing.F) {
+	for _, seed := range []string{
+		"jdbc:postgresql://db:5432/xxl_job?currentSchema=s&serverTimezone=Asia/Shanghai",
+		"jdbc:postgresql://[::1]/x?sslmode=require&connectTimeout=3", "jdbc:postgresql:///x", "jdbc:postgresql://a,b:1/x#f",
+		"jdbc:postgresql://db/%zz", "jdbc:postgresql://db/x?password=%zz", "jdbc:postgresql://db/x?ssl&ApplicationName=",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, url string) {
+		if !isPostgresURL(url) {
+			return
+		}
+		const secret = "s3cr3t-pa55"
+		pg, _, err := parsePostgresURL(jdbcInput{url: url, user: "u", password: secret, timeout: time.Second})
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\r\n") || strings.Contains(err.Error(), secret) {
+				t.Fatalf("error %q", err)
+			}
+			return
+		}
+		if pg.Conn == nil || pg.Loc == nil || pg.Database == "" {
+			t.Fatalf("incomplete configuration %+v", pg)
+		}
+	})
+}
