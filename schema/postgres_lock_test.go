@@ -50,7 +50,7 @@ func TestPostgresScanTxBoundsLockWaitAndNamesHolder(t *testing.T) {
 				w, err := st.LockWaitOf(ctx, id)
 				select {
 				case <-done:
-				default:
+				case <-time.After(20 * time.Millisecond):
 					if err == nil && w.Holder == nil {
 						continue
 					}
