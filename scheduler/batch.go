@@ -31,7 +31,10 @@ type groupCommit[T any] struct {
 	mu     sync.Mutex
 	queue  []pendingWrite[T]
 	queued map[int64]*T // with key: the items not yet taken by a flush
-	active int          // flushes running
+	// writing, with key: the items taken by a flush and not yet written, each with a
+	// channel closed once its batch is written (see amendOrWait).
+	writing map[int64]chan struct{}
+	active  int // flushes running
 }
 
 // amend calls f on the queued item with key k and reports what f reports, or false
@@ -42,6 +45,20 @@ func (g *groupCommit[T]) amend(k int64, f func(*T) bool) bool {
 	defer g.mu.Unlock()
 	it, ok := g.queued[k]
 	return ok && f(it)
+}
+
+// amendOrWait is amend, and when the item with key k is being written, it also returns
+// a channel closed once that write ended (whether or not it succeeded).
+func (g *groupCommit[T]) amendOrWait(k int64, f func(*T) bool) (bool, <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if it, ok := g.queued[k]; ok {
+		return f(it), nil
+	}
+	if ch, ok := g.writing[k]; ok {
+		return false, ch
+	}
+	return false, nil
 }
 
 // enqueue queues p and reports whether the caller should run a flush now (and counts
@@ -109,6 +126,13 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 			return
 		}
 		var batch []pendingWrite[T]
+		var written chan struct{}
+		if g.key != nil {
+			written = make(chan struct{})
+			if g.writing == nil {
+				g.writing = map[int64]chan struct{}{}
+			}
+		}
 		n := 0
 		for len(g.queue) > 0 && (n == 0 || n+len(g.queue[0].items) <= g.max) {
 			p := g.queue[0]
@@ -117,9 +141,11 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 			g.queue = g.queue[1:]
 			if g.key != nil {
 				for i := range p.items {
-					if k := g.key(&p.items[i]); g.queued[k] == &p.items[i] {
+					k := g.key(&p.items[i])
+					if g.queued[k] == &p.items[i] {
 						delete(g.queued, k)
 					}
+					g.writing[k] = written
 				}
 			}
 		}
@@ -131,6 +157,16 @@ func (g *groupCommit[T]) flush(ctx context.Context) {
 		err := g.write(ctx, items)
 		if g.written != nil {
 			g.written(items, err)
+		}
+		if written != nil {
+			g.mu.Lock()
+			for i := range items {
+				if k := g.key(&items[i]); g.writing[k] == written {
+					delete(g.writing, k)
+				}
+			}
+			g.mu.Unlock()
+			close(written)
 		}
 		for _, p := range batch {
 			if p.done != nil {

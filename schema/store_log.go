@@ -423,15 +423,16 @@ type OpenLog struct {
 }
 
 // OpenLogs reads the logs among ids that have no result yet (by primary key, no lock):
-// only what storing a result needs — id, job id, trigger time, the handle message so
-// far and the job's child jobs — not the whole row with its trigger message. The job
-// is joined in, so a callback costs one read, not two.
+// only what storing a result needs — id, job id, trigger time and code, the handle
+// message so far and the job's child jobs — not the whole row with its trigger
+// message. The job is joined in, so a callback costs one read, not two. A trigger code
+// of 0 tells that the admin which fired the log has not written its outcome yet.
 func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]OpenLog, error) {
 	out := make(map[int64]OpenLog, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select("l.id", "l.job_id", "l.trigger_time", "l.handle_msg", "j.child_jobid").
+	rows, err := s.query(ctx, s.sb.Select("l.id", "l.job_id", "l.trigger_time", "l.trigger_code", "l.handle_msg", "j.child_jobid").
 		From("xxl_job_log l").LeftJoin("xxl_job_info j ON j.id = l.job_id").
 		Where(sq.Eq{"l.id": ids, "l.handle_code": 0}))
 	if err != nil {
@@ -442,7 +443,7 @@ func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]OpenLog, e
 		var l OpenLog
 		var tt sql.NullTime
 		var hmsg, child sql.NullString
-		if err := rows.Scan(&l.ID, &l.JobID, &tt, &hmsg, &child); err != nil {
+		if err := rows.Scan(&l.ID, &l.JobID, &tt, &l.TriggerCode, &hmsg, &child); err != nil {
 			return nil, fmt.Errorf("scan open log: %w", err)
 		}
 		l.TriggerTime, l.HandleMsg, l.HandleMsgNull, l.ChildJobID = tt.Time, hmsg.String, !hmsg.Valid, child.String
