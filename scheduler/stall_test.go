@@ -128,6 +128,49 @@ func TestLateFiresFollowMisfireStrategy(t *testing.T) {
 	require.Equal(t, 1, b.logLines.count("more than 5 s late not sent"), "said once for the batch")
 }
 
+// A read-ahead fire checked on time but sent only after the process was paused (a
+// frozen VM, SIGSTOP) for longer than the misfire window is not sent under DO_NOTHING:
+// other admins may have handled its partition and its claim meanwhile. FIRE_ONCE_NOW
+// fires go out once, and a fire sent within the window goes out as usual.
+func TestLateAtSendFollowsMisfireStrategy(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "paused", ex.Address())
+	next := t0.Add(time.Second).UnixMilli()
+	jobOf := func(strategy string) int {
+		return b.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime, j.MisfireStrategy = "1 * * * * ?", 1, next, strategy
+		})
+	}
+	skip, once, onTime := jobOf("DO_NOTHING"), jobOf("FIRE_ONCE_NOW"), jobOf("DO_NOTHING")
+	b.scanAt(t, t0) // claims the fire of t0+1 of each job
+	send := func(id int, at time.Time) schema.Log {
+		t.Helper()
+		logs := b.logs(t, id)
+		require.Len(t, logs, 1, "one claim")
+		b.clock.Set(at)
+		require.NoError(t, b.sched.Trigger(context.Background(), scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerCron,
+			FailRetryCount: -1, PlannedMs: next, ClaimLogID: logs[0].ID, ClaimMarker: logs[0].TriggerMsg}))
+		l, err := b.store.LoadLog(context.Background(), logs[0].ID)
+		require.NoError(t, err)
+		return l
+	}
+	l := send(onTime, t0.Add(5*time.Second)) // 4 s late: inside the window
+	require.Equal(t, 200, l.TriggerCode)
+	l = send(skip, t0.Add(9*time.Second)) // 8 s late
+	require.Equal(t, 500, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, "DO_NOTHING")
+	require.Equal(t, schema.AlarmNone, l.AlarmStatus, "closed without alarm or retry")
+	l = send(once, t0.Add(9*time.Second))
+	require.Equal(t, 200, l.TriggerCode)
+	b.idle(t)
+	sent := sentPerJob(ex)
+	require.Zero(t, sent[skip], "DO_NOTHING: nothing sent that late")
+	require.Equal(t, 1, sent[once])
+	require.Equal(t, 1, sent[onTime])
+}
+
 // After a stall, a fire that catches up is not sent when a later fire of its job is
 // already due: a scan fires that one (another admin's, or this admin's own next scan).
 // Two admins back from the same stall thus never send one job twice in a second.

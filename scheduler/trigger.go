@@ -117,6 +117,14 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if err != nil {
 		return err
 	}
+	if s.lateAtSend(req, job) {
+		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgLateAtSend, true)
+		s.metrics.prom.staleFires.WithLabelValues("skipped").Inc()
+		s.metrics.misfire()
+		s.log.Warn("read-ahead fire more than 5 s late at its send not sent (misfire strategy DO_NOTHING)",
+			"job_id", job.ID, "log_id", req.ClaimLogID, "late_ms", s.clock.Now().UnixMilli()-req.PlannedMs)
+		return err
+	}
 	if req.ExecutorParam != nil {
 		job.ExecutorParam = *req.ExecutorParam
 	}
@@ -163,6 +171,20 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 		shardIndex, shardTotal = 0, 1
 	}
 	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
+}
+
+// msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
+const msgLateAtSend = "not sent: its send came more than 5 s after its time (the admin was paused or held up after preparing it), and the job's misfire strategy is DO_NOTHING"
+
+// lateAtSend reports a read-ahead fire of a DO_NOTHING job whose send comes more than
+// the misfire window after its planned second. prepare checked the fire moments
+// before; a process paused between that check and the send (a frozen VM, SIGSTOP, a
+// starved pool) wakes up with fires whose partitions and claims other admins may have
+// handled meanwhile, and the job's strategy says a fire that late is skipped.
+// FIRE_ONCE_NOW fires go out: that strategy fires once, now.
+func (s *Scheduler) lateAtSend(req TriggerRequest, job schema.Job) bool {
+	return req.ClaimLogID > 0 && req.PlannedMs > 0 && job.MisfireStrategy != "FIRE_ONCE_NOW" &&
+		s.clock.Now().UnixMilli()-req.PlannedMs > PreReadMs
 }
 
 func parseSharding(p string) (index, total int, ok bool) {
