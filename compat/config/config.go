@@ -843,6 +843,11 @@ func (l *loader) build() *Config {
 	if c.Cluster.Mode == "partitioned" && c.Cluster.LeaseTime > 5*time.Second {
 		l.warn("xxl.admin.cluster.lease-time: over 5000 ms, the fires of a stopped admin's partitions may fall outside the 5 s misfire window")
 	}
+	if c.Cluster.Mode == "partitioned" && c.ScheduleLock.IdleRelease > max(c.Cluster.LeaseTime, 5*time.Second) {
+		// A scan frozen inside its transaction keeps its lease rows locked until the
+		// server ends that transaction: the partitions move on only then.
+		l.warn("xxl.admin.schedule-lock.idle-release: longer than the lease time and 5000 ms, a cut-off admin's partitions are taken over only when the server ends its scan, and their fires may fall outside the 5 s misfire window")
+	}
 	c.ForwardHeaders, c.TrustedProxies = l.forwardHeaders()
 	c.Management = l.management(c)
 	c.MetricsToken = strings.TrimSpace(l.str("xxl.admin.metrics.token"))

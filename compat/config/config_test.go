@@ -611,4 +611,11 @@ func TestClusterMode(t *testing.T) {
 	cfg = b.load(t, []string{"--xxl.admin.cluster.mode=partitioned", "--xxl.admin.cluster.lease-time=8000"}, nil)
 	require.Len(t, cfg.Warnings, 1)
 	require.Contains(t, cfg.Warnings[0], "misfire window")
+	cfg = b.load(t, []string{"--xxl.admin.cluster.mode=partitioned", "--xxl.admin.schedule-lock.idle-release=5000"}, nil)
+	require.Empty(t, cfg.Warnings, "the default lease time with the longest quiet idle release")
+	cfg = b.load(t, []string{"--xxl.admin.cluster.mode=partitioned", "--xxl.admin.schedule-lock.idle-release=8000"}, nil)
+	require.Len(t, cfg.Warnings, 1)
+	require.Contains(t, cfg.Warnings[0], "xxl.admin.schedule-lock.idle-release")
+	cfg = b.load(t, []string{"--xxl.admin.schedule-lock.idle-release=8000"}, nil)
+	require.Empty(t, cfg.Warnings, "lock mode")
 }
