@@ -252,8 +252,10 @@ func cutPrefix(s, p string) (string, bool) {
 
 // Admin A holds half the partitions, reads their fires ahead (claims) and stops dead.
 // B takes A's leases over once they expire and A's claims once A's heartbeat is old:
-// every planned second of every job fires exactly once. When A wakes up it sends
-// nothing, and its scan finds its leases gone and reads no job.
+// no claim is left open, no job fires more often than planned, and A's jobs fire
+// from the takeover on (the seconds A missed catch up as one fire, the misfire rule).
+// When A wakes up it sends nothing, and its scan finds its leases gone and reads no
+// job.
 func TestPartitionTakeoverWithClaimedFires(t *testing.T) {
 	t.Parallel()
 	const n = 4

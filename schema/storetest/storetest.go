@@ -42,6 +42,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Lease", func(t *testing.T) { t.Parallel(); runLeases(t, setup) })
 	t.Run("APIToken", func(t *testing.T) { t.Parallel(); runAPITokens(t, setup) })
 	t.Run("Audit", func(t *testing.T) { t.Parallel(); runAudit(t, setup) })
+	t.Run("SignInGrant", func(t *testing.T) { t.Parallel(); runSignInGrants(t, setup) })
 }
 
 type testBundle struct {
