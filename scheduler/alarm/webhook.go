@@ -71,7 +71,8 @@ const DefaultTimeout = 5 * time.Second
 
 var defaultClient = &http.Client{Timeout: DefaultTimeout}
 
-// chatLimit bounds each message in chat formats (WeCom markdown takes 4096 bytes).
+// chatLimit bounds each log message in chat formats, in characters; each service's
+// limit on the whole message (limits.go) may cut it further.
 const chatLimit = 1000
 
 // Send posts the alarm, retrying failures (connection errors, non-2xx answers and the
@@ -255,8 +256,23 @@ func genericBody(a Alarm, t time.Time) genericMsg {
 		HandleMsg: PlainText(a.HandleMsg), AlarmType: a.Type, ConsoleURL: a.ConsoleURL, Timestamp: t.UnixMilli()}
 }
 
-// lines are the label/value lines of a chat message, values as plain text.
-func lines(a Alarm) [][2]string {
+// logMessages are the log messages a chat message shows, as plain text cut at
+// chatLimit characters: the trigger message when the trigger failed, the handle
+// message when the run failed ("" otherwise).
+func logMessages(a Alarm) [2]string {
+	var m [2]string
+	if a.TriggerCode != 200 {
+		m[0] = truncate(PlainText(a.TriggerMsg), chatLimit)
+	}
+	if a.HandleCode > 0 && a.HandleCode != 200 {
+		m[1] = truncate(PlainText(a.HandleMsg), chatLimit)
+	}
+	return m
+}
+
+// lines are the label/value lines of a chat message, values as plain text, with the
+// log messages msgs (logMessages, maybe cut further to the service's limit).
+func lines(a Alarm, msgs [2]string) [][2]string {
 	l := [][2]string{
 		{"Job", fmt.Sprintf("%d %s", a.JobID, a.JobDesc)},
 		{"Group", a.Group},
@@ -264,10 +280,10 @@ func lines(a Alarm) [][2]string {
 		{"Type", a.Type},
 	}
 	if a.TriggerCode != 200 {
-		l = append(l, [2]string{"TriggerMsg", truncate(PlainText(a.TriggerMsg), chatLimit)})
+		l = append(l, [2]string{"TriggerMsg", msgs[0]})
 	}
 	if a.HandleCode > 0 && a.HandleCode != 200 {
-		l = append(l, [2]string{"HandleMsg", fmt.Sprintf("%d %s", a.HandleCode, truncate(PlainText(a.HandleMsg), chatLimit))})
+		l = append(l, [2]string{"HandleMsg", fmt.Sprintf("%d %s", a.HandleCode, msgs[1])})
 	}
 	return l
 }
@@ -277,7 +293,7 @@ func truncate(s string, n int) string {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:n]) + "…"
+	return string(r[:n]) + ellipsis
 }
 
 type dingTalkMsg struct {
@@ -295,7 +311,7 @@ func dingTalkBody(a Alarm) dingTalkMsg {
 	var m dingTalkMsg
 	m.MsgType = "markdown"
 	m.Markdown.Title = MarkdownText(a.Title)
-	m.Markdown.Text = markdown(a)
+	m.Markdown.Text = fitMarkdown(a, dingTalkMax)
 	return m
 }
 
@@ -309,15 +325,23 @@ type weComMsg struct {
 func weComBody(a Alarm) weComMsg {
 	var m weComMsg
 	m.MsgType = "markdown"
-	m.Markdown.Content = markdown(a)
+	m.Markdown.Content = fitMarkdown(a, weComMax)
 	return m
 }
 
+// fitMarkdown is markdown with the log messages cut so that it takes at most limit
+// bytes.
+func fitMarkdown(a Alarm, limit int) string {
+	msgs := budget{max: limit, cost: markdownCost,
+		size: func(m [2]string) int { return len(markdown(a, m)) }}.fit(logMessages(a))
+	return markdown(a, msgs)
+}
+
 // markdown is the DingTalk and WeCom message: a heading, one line per field.
-func markdown(a Alarm) string {
+func markdown(a Alarm, msgs [2]string) string {
 	var b strings.Builder
 	b.WriteString("### " + MarkdownText(a.Title) + "\n")
-	for _, l := range lines(a) {
+	for _, l := range lines(a, msgs) {
 		b.WriteString("\n**" + l[0] + "**: " + MarkdownText(l[1]) + "\n")
 	}
 	if a.ConsoleURL != "" {
@@ -368,13 +392,20 @@ type feishuMsg struct {
 }
 
 // feishuBody is a rich-text (post) message: its text elements are shown as given,
-// never parsed for <at> mentions or links, so executor text needs no escaping.
+// never parsed for <at> mentions or links, so executor text needs no escaping. Its log
+// messages are cut so that the JSON body takes at most feishuMax bytes.
 func feishuBody(a Alarm) feishuMsg {
+	msgs := budget{max: feishuMax, cost: jsonCost,
+		size: func(m [2]string) int { return len(jsonString(feishuPost(a, m))) }}.fit(logMessages(a))
+	return feishuPost(a, msgs)
+}
+
+func feishuPost(a Alarm, msgs [2]string) feishuMsg {
 	var m feishuMsg
 	m.MsgType = "post"
 	p := &m.Content.Post.ZhCN
 	p.Title = a.Title
-	for _, l := range lines(a) {
+	for _, l := range lines(a, msgs) {
 		p.Content = append(p.Content, []map[string]any{{"tag": "text", "text": l[0] + ": " + l[1]}})
 	}
 	if a.ConsoleURL != "" {
@@ -388,17 +419,24 @@ type slackMsg struct {
 }
 
 // slackBody is mrkdwn text; executor text has &, < and > escaped as Slack asks, so
-// it can hold no link, <!channel> or <@user> mention.
+// it can hold no link, <!channel> or <@user> mention. Its log messages are cut so that
+// the text takes at most slackMax characters.
 func slackBody(a Alarm) slackMsg {
+	msgs := budget{max: slackMax, cost: slackCost,
+		size: func(m [2]string) int { return utf8.RuneCountInString(slackText(a, m)) }}.fit(logMessages(a))
+	return slackMsg{Text: slackText(a, msgs)}
+}
+
+func slackText(a Alarm, msgs [2]string) string {
 	var b strings.Builder
 	b.WriteString("*" + SlackText(a.Title) + "*\n")
-	for _, l := range lines(a) {
+	for _, l := range lines(a, msgs) {
 		b.WriteString("*" + l[0] + "*: " + SlackText(l[1]) + "\n")
 	}
 	if a.ConsoleURL != "" {
 		b.WriteString("<" + strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(a.ConsoleURL) + "|Log>\n")
 	}
-	return slackMsg{Text: b.String()}
+	return b.String()
 }
 
 // SlackText escapes text for Slack's mrkdwn.
