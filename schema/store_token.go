@@ -13,6 +13,8 @@ import (
 // admin's own (Java admins never read it). A row holds the SHA-256 of the secret the
 // caller sends as a bearer token, never the secret: a database read or a backup gives
 // nobody a usable token. Revoked rows stay, so that the list shows who revoked what.
+// The table is created by `schema init` and `schema upgrade`, or by the admin at start
+// (CreateAPITokenTable) when its database user may.
 
 // APITokenTable is the name of the API token table.
 const APITokenTable = "xxl_admin_api_token"
@@ -104,6 +106,19 @@ var apiTokenCols = []string{"id", "name", "token_hash", "group_ids", "read_only"
 // HasAPITokenTable reports whether the database has xxl_admin_api_token.
 func (s *Store) HasAPITokenTable(ctx context.Context) (bool, error) {
 	return tableExists(ctx, s.db, IsSQLite(s.db), APITokenTable)
+}
+
+// CreateAPITokenTable creates xxl_admin_api_token when it is missing, as `schema
+// upgrade` does. It needs the CREATE privilege; no other table is touched.
+func (s *Store) CreateAPITokenTable(ctx context.Context) error {
+	script, err := apiTokenOwnTable.script(s.d)
+	if err != nil {
+		return err
+	}
+	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
+		return fmt.Errorf("create table %s: %w", APITokenTable, err)
+	}
+	return nil
 }
 
 // InsertAPIToken stores a new token and returns its id.

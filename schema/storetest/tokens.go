@@ -19,6 +19,7 @@ func runAPITokens(t *testing.T, setup setupFunc) {
 		ok, err := b.st.HasAPITokenTable(b.ctx)
 		require.NoError(t, err)
 		require.True(t, ok, "schema init creates xxl_admin_api_token")
+		require.NoError(t, b.st.CreateAPITokenTable(b.ctx), "creating it again is a no-op")
 
 		in := schema.APIToken{Name: "deploy pipeline", Hash: tokenHash(1), Groups: []int{1, 7}, ReadOnly: true,
 			ExpireTime: 1_800_000_000_000, CreateUser: "admin", CreateTime: 1_700_000_000_000}

@@ -172,6 +172,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	// The audit log: xxl_admin_audit, created here when missing.
 	mgr.PrepareAudit(ctx)
+	// Scoped API tokens: xxl_admin_api_token, created here when missing.
+	mgr.PrepareTokens(ctx)
 	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken,
 		AlarmChannels: alarmChannelNames(cfg)})
 	if err != nil {

@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,8 +23,8 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// jobAPIBundle is an admin on a fresh MariaDB database with a stub executor that
-// accepts every trigger.
+// jobAPIBundle is an admin on a fresh database (MariaDB or an embedded SQLite file)
+// with a stub executor that accepts every trigger.
 type jobAPIBundle struct {
 	db    *schematest.DB
 	store *schema.Store
@@ -44,8 +46,17 @@ func (r apiReply) msg() string {
 	return *r.Msg
 }
 
-// newJobAPIDB creates a database of the layout; "3.5" is the 3.4 DDL with HEAD's
-// renamed name columns and per-group tokens.
+// The databases the job OpenAPI, token and audit tests run on: the MariaDB test
+// server, and an embedded SQLite file as the admin runs without a datasource.
+const (
+	onMariaDB = "MariaDB"
+	onSQLite  = "SQLite"
+)
+
+var jobAPIDatabases = []string{onMariaDB, onSQLite}
+
+// newJobAPIDB creates a database of the layout on MariaDB; "3.5" is the 3.4 DDL with
+// HEAD's renamed name columns and per-group tokens.
 func newJobAPIDB(t *testing.T, layout schema.LayoutName) *schematest.DB {
 	t.Helper()
 	if layout != schema.Layout35 {
@@ -59,9 +70,40 @@ func newJobAPIDB(t *testing.T, layout schema.LayoutName) *schematest.DB {
 	return db
 }
 
+// newSQLiteDB creates an embedded SQLite file with the 3.4 layout (the only one an
+// embedded file has) and its seed rows, as the admin does on first start.
+func newSQLiteDB(t *testing.T) *schematest.DB {
+	t.Helper()
+	loc, err := time.LoadLocation(schematest.Zone)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "xxl-job.db")
+	db, err := schema.OpenSQLite(path, loc)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	require.NoError(t, schema.Init(context.Background(), db, schema.Layout34))
+	return &schematest.DB{Name: path, SQL: db, Loc: loc}
+}
+
+// newDBOn creates a database of the layout on database (onMariaDB, onSQLite).
+func newDBOn(t *testing.T, database string, layout schema.LayoutName) *schematest.DB {
+	t.Helper()
+	if database == onSQLite {
+		require.Equal(t, schema.Layout34, layout, "an embedded file has the 3.4 layout only")
+		return newSQLiteDB(t)
+	}
+	return newJobAPIDB(t, layout)
+}
+
 func setupJobAPI(t *testing.T, layout schema.LayoutName, limiter openapi.Limiter) jobAPIBundle {
 	t.Helper()
-	db := newJobAPIDB(t, layout)
+	return setupJobAPIOn(t, onMariaDB, layout, limiter)
+}
+
+// setupJobAPIOn builds and serves the admin on a fresh database of the layout on
+// database (onMariaDB, onSQLite).
+func setupJobAPIOn(t *testing.T, database string, layout schema.LayoutName, limiter openapi.Limiter) jobAPIBundle {
+	t.Helper()
+	db := newDBOn(t, database, layout)
 	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"code":200,"msg":null}`)

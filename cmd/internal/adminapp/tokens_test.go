@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // tokenBundle is the job API bundle with a signed-in administrator's console client.
@@ -374,4 +375,41 @@ func TestAPITokenAudit(t *testing.T) {
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'token.revoke'"), "revoking again changes nothing")
 	require.Equal(t, 500, b.bearer(t, rw.Secret, "removeJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.remove' AND actor = ? AND outcome = 'denied'", actor))
+}
+
+// TestAPITokenTableCreatedAtStart: on a database without xxl_admin_api_token — a Java
+// admin's, or an embedded file the admin holds, where `schema upgrade` cannot run
+// beside it — the admin creates the table at start when its database user may, and
+// tokens work at once; when it may not, it warns once and the token calls keep
+// naming `schema upgrade`.
+func TestAPITokenTableCreatedAtStart(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			db := newDBOn(t, database, schema.Layout34)
+			db.Exec(t, "DROP TABLE "+schema.APITokenTable)
+			base, logs := serveConsole(t, db.SQL, db.Loc, "--xxl.job.accessToken=api-token", "--xxl.job.i18n=en")
+			require.Contains(t, logs.String(), "created table xxl_admin_api_token")
+			require.Zero(t, db.Count(t, schema.APITokenTable, ""))
+			b := tokenBundle{jobAPIBundle: jobAPIBundle{db: db, base: base}, console: newConsoleClient(t, base)}
+			_, body := b.console.post("/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"123456"}}, "")
+			require.Contains(t, body, `"code":200`)
+			tok := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
+			r := b.bearer(t, tok.Secret, "getJob", `{"id":1}`)
+			require.Equal(t, 200, r.Code, r.msg())
+		})
+	}
+	t.Run("not allowed", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		db.Exec(t, "DROP TABLE "+schema.APITokenTable)
+		base, logs := serveConsole(t, restrictedDB(t, db), db.Loc, "--xxl.job.accessToken=api-token", "--xxl.job.i18n=en")
+		require.Equal(t, 1, strings.Count(logs.String(), "api tokens: table xxl_admin_api_token is missing"), logs.String())
+		b := jobAPIBundle{db: db, base: base}
+		r := b.call(t, "getJob", `{"id":1}`, "Authorization", "Bearer xat_"+strings.Repeat("A", 43))
+		require.Equal(t, 500, r.Code)
+		require.Contains(t, r.msg(), "schema upgrade")
+		require.Equal(t, 200, b.admin(t, "getJob", `{"id":1}`).Code, "the access token works as before")
+	})
 }
