@@ -150,6 +150,32 @@ func TestOIDCSignIn(t *testing.T) {
 	}
 }
 
+// Groups the provider stops listing take away, at the next sign-in, the executor
+// groups their mapping gave; those an administrator gave on the Users page stay.
+func TestOIDCMappedGroupsTakenAway(t *testing.T) {
+	t.Parallel()
+	b, idp := oidcSetup(t, schema.Layout34, oidctest.Options{})
+	perm := func() string {
+		t.Helper()
+		require.Equal(t, b.base+"/", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
+		u, err := b.store.LoadUserByName(t.Context(), "ops-lead")
+		require.NoError(t, err)
+		return u.Permission
+	}
+	require.Equal(t, "2,4", perm())
+	u, err := b.store.LoadUserByName(t.Context(), "ops-lead")
+	require.NoError(t, err)
+	b.admin(t).ok("/user/update", form("id", itoa(u.ID), "username", "ops-lead", "password", "", "role", "0",
+		"permission", "2", "permission", "4", "permission", "9"))
+
+	idp.SetGroups("u1", []string{"staff"})
+	require.Equal(t, "4,9", perm())
+	idp.SetGroups("u1", nil)
+	require.Equal(t, "9", perm())
+	idp.SetGroups("u1", []string{"ops"})
+	require.Equal(t, "2,4,9", perm())
+}
+
 // A callback the browser did not start is refused (state), as is a provider's user
 // whose name is a local user's; the login page says why, in words of its own.
 func TestOIDCRefusals(t *testing.T) {

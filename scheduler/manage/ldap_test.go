@@ -105,12 +105,13 @@ func TestLDAPSignIn(t *testing.T) {
 			c, err = svc.Login(ctx, "carol", "carol-pw", "10.0.0.1")
 			require.NoError(t, err)
 			require.Equal(t, "7", c.Permission)
-			// alice is mapped: the directory wins over an administrator's change.
-			require.NoError(t, svc.UpdateUser(ctx, admin, manage.UserInput{ID: u.ID, Username: "alice", Role: 1, Permission: "9"}))
+			// alice is mapped: the directory decides her role and the executor groups it
+			// maps (2 comes back); the group an administrator added stays.
+			require.NoError(t, svc.UpdateUser(ctx, admin, manage.UserInput{ID: u.ID, Username: "alice", Role: 1, Permission: "3,9"}))
 			u, err = svc.Login(ctx, "alice", "alice-pw", "10.0.0.1")
 			require.NoError(t, err)
 			require.Equal(t, 0, u.Role)
-			require.Equal(t, "2,3", u.Permission)
+			require.Equal(t, "2,3,9", u.Permission)
 			// The session survived the update of her rights.
 			_, err = svc.ByToken(ctx, tok)
 			require.NoError(t, err)
@@ -130,6 +131,54 @@ func TestLDAPSignIn(t *testing.T) {
 			require.True(t, manage.IsKind(err, manage.Invalid))
 		})
 	}
+}
+
+// A user who leaves the mapped groups loses what the mapping gave, at the next
+// sign-in, and keeps what an administrator gave; leaving the admin group demotes.
+func TestLDAPMappedGroupsTakenAway(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	svc, store := ldapService(t, schema.Layout34, ldapConfig(t, srv))
+	ctx := context.Background()
+	login := func(name string) schema.User {
+		t.Helper()
+		u, err := svc.Login(ctx, name, name+"-pw", "10.0.0.5")
+		require.NoError(t, err)
+		return u
+	}
+	b := login("bob")
+	require.Equal(t, 1, b.Role)
+	u := login("alice")
+	require.Equal(t, "2,3", u.Permission)
+	require.NoError(t, svc.UpdateUser(ctx, manage.PrincipalFor(b), manage.UserInput{ID: u.ID, Username: "alice", Permission: "2,3,7"}))
+
+	srv.SetMembers(t, "ops", nil)
+	require.Equal(t, "3,7", login("alice").Permission, "devs still maps 3")
+	srv.SetMembers(t, "devs", nil)
+	u = login("alice")
+	require.Equal(t, "7", u.Permission, "nothing of the mapping is left; the administrator's group is")
+	row, err := store.LoadUser(ctx, u.ID)
+	require.NoError(t, err)
+	require.Equal(t, "7", row.Permission)
+	p, err := svc.ByToken(ctx, mustToken(t, svc, u))
+	require.NoError(t, err)
+	require.False(t, p.CanGroup(2) || p.CanGroup(3))
+	entries, _, err := store.ListAudit(ctx, schema.AuditFilter{Action: manage.ActionUserUpdate, TargetID: strconv.Itoa(u.ID)}, 0, 10)
+	require.NoError(t, err)
+	require.Equal(t, "ldap", entries[0].Actor, "the directory is named as who took the groups away")
+
+	srv.SetMembers(t, "ops", []string{"alice"})
+	require.Equal(t, "2,3,7", login("alice").Permission)
+
+	srv.SetMembers(t, "console-admins", nil)
+	require.Equal(t, 0, login("bob").Role)
+}
+
+func mustToken(t *testing.T, svc *manage.Service, u schema.User) string {
+	t.Helper()
+	tok, _, err := svc.NewToken(context.Background(), u, false)
+	require.NoError(t, err)
+	return tok
 }
 
 // Wrong passwords against the directory count toward the limiter like local ones.

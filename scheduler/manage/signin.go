@@ -36,8 +36,8 @@ type Mapping struct {
 	// left to administrators of the console (new users start as normal users).
 	AdminGroups []string
 	// GroupPermissions gives the members of a provider group the executor groups
-	// (xxl_job_group ids) listed. A user in none of these groups keeps the executor
-	// groups an administrator gave them.
+	// (xxl_job_group ids) listed. What it gave is taken away when the user leaves the
+	// group; executor groups an administrator gave stay.
 	GroupPermissions map[string][]int
 	// FoldCase compares group names without regard to case (LDAP DNs).
 	FoldCase bool
@@ -70,29 +70,68 @@ func (m Mapping) member(groups []string, g string) bool {
 }
 
 // rights computes what a user in groups gets: admin is membership of an admin group
-// (meaningful only with AdminGroups set); mapped reports membership of at least one
-// group of GroupPermissions, whose executor groups, sorted and without duplicates,
-// are permission.
-func (m Mapping) rights(groups []string) (admin bool, permission string, mapped bool) {
+// (meaningful only with AdminGroups set); granted are the executor groups of the
+// user's groups in GroupPermissions, ascending and without duplicates.
+func (m Mapping) rights(groups []string) (admin bool, granted []int) {
 	for _, g := range m.AdminGroups {
 		if m.member(groups, g) {
 			admin = true
 		}
 	}
-	var ids []int
 	for g, list := range m.GroupPermissions {
 		if m.member(groups, g) {
-			mapped = true
-			ids = append(ids, list...)
+			granted = append(granted, list...)
 		}
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(id)
+	slices.Sort(granted)
+	return admin, slices.Compact(granted)
+}
+
+// regrant is the permission column after a sign-in: the executor groups the mapping
+// gave before (was) and gives no more are taken out, those it gives now are added,
+// and every other entry, an administrator's, stays. An unchanged set keeps the column
+// as it was; a changed one is written ascending.
+func regrant(permission string, was, now []int) string {
+	var kept []string
+	have := map[string]bool{}
+	changed := false
+	for _, p := range strings.Split(permission, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" || have[p] {
+			continue
+		}
+		if id, err := strconv.Atoi(p); err == nil && slices.Contains(was, id) && !slices.Contains(now, id) {
+			changed = true
+			continue
+		}
+		have[p] = true
+		kept = append(kept, p)
 	}
-	return admin, strings.Join(parts, ","), mapped
+	for _, id := range now {
+		if p := strconv.Itoa(id); !have[p] {
+			have[p] = true
+			kept = append(kept, p)
+			changed = true
+		}
+	}
+	if !changed {
+		return permission
+	}
+	// Numbers ascending; anything else (hand-written) after them, in its order.
+	slices.SortStableFunc(kept, func(a, b string) int {
+		x, aerr := strconv.Atoi(a)
+		y, berr := strconv.Atoi(b)
+		switch {
+		case aerr == nil && berr == nil:
+			return x - y
+		case aerr == nil:
+			return -1
+		case berr == nil:
+			return 1
+		}
+		return 0
+	})
+	return strings.Join(kept, ",")
 }
 
 // externalMark starts the password column of a user a provider created: no MD5 or
@@ -126,16 +165,15 @@ const maxUsernameLen = 50
 
 // provision returns the user row of a provider's identity: created on the first
 // sign-in (an unusable password, role and executor groups from the mapping), role and
-// executor groups brought up to date on later ones. A user with a local password is
-// not taken over: a provider account of the same name is somebody else as far as the
-// console knows.
+// executor groups brought up to date on later ones. A local user is not taken over: a
+// provider account of the same name is somebody else as far as the console knows.
 func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema.User, error) {
 	name := javaTrim(id.Username)
 	if name == "" || len([]rune(name)) > maxUsernameLen || hasAngle(name) || strings.ContainsAny(name, `"'&,`) {
 		s.log.Warn("sign-in refused: unusable user name from provider", "provider", id.Provider, "user", id.Username)
 		return schema.User{}, s.fail(Denied, "console_login_bad_name")
 	}
-	admin, perm, mapped := m.rights(id.Groups)
+	admin, granted := m.rights(id.Groups)
 	role := 0
 	if admin {
 		role = 1
@@ -146,20 +184,28 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 		if err != nil {
 			return schema.User{}, err
 		}
-		nu := schema.User{Username: name, Password: hash, Role: role, Permission: perm}
-		newID, err := s.store.InsertUser(ctx, nu)
+		nu := schema.User{Username: name, Password: hash, Role: role, Permission: regrant("", nil, granted)}
+		// The user and what the mapping gave them are written together, so that
+		// nothing the mapping gave is ever left without its record.
+		err = s.store.InTx(ctx, func(ctx context.Context) error {
+			newID, err := s.store.InsertUser(ctx, nu)
+			if err != nil {
+				return err
+			}
+			nu.ID = newID
+			return s.saveGrant(ctx, nu, id.Provider, granted)
+		})
 		if err != nil {
 			// Two first sign-ins at once: the other one created the row.
 			if again, lerr := s.store.LoadUserByName(ctx, name); lerr == nil && !localPassword(again.Password) {
-				return s.updateRights(ctx, again, id, m, role, perm, mapped)
+				return s.updateRights(ctx, again, id, m, role, granted)
 			}
 			return schema.User{}, err
 		}
-		nu.ID = newID
-		s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", newID, "name", name, "role", role, "permission", perm)
+		s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", nu.ID, "name", name, "role", role, "permission", nu.Permission)
 		s.RecordAs(ctx, Actor{Kind: ActorSystem, Name: id.Provider}, Change{Action: ActionUserAdd, TargetKind: TargetUser,
-			TargetID: itoa(newID), Fields: Diff(nil, nu, userRules)})
-		return s.store.LoadUser(ctx, newID)
+			TargetID: itoa(nu.ID), Fields: Diff(nil, nu, userRules)})
+		return s.store.LoadUser(ctx, nu.ID)
 	}
 	if err != nil {
 		return schema.User{}, err
@@ -170,24 +216,51 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 			TargetID: itoa(u.ID), Outcome: OutcomeDenied})
 		return schema.User{}, s.fail(Denied, "console_login_local_user")
 	}
-	return s.updateRights(ctx, u, id, m, role, perm, mapped)
+	return s.updateRights(ctx, u, id, m, role, granted)
+}
+
+// saveGrant records what the provider's mapping gave the user it just created;
+// nothing when it gave nothing.
+func (s *Service) saveGrant(ctx context.Context, u schema.User, provider string, granted []int) error {
+	if len(granted) == 0 {
+		return nil
+	}
+	return s.store.SaveSignInGrant(ctx, schema.SignInGrant{UserID: u.ID, Provider: provider, Username: u.Username,
+		Groups: granted, UpdateTime: s.clk.Now().UnixMilli()})
 }
 
 // updateRights applies the mapping to an existing provider user: the role when the
-// mapping names admin groups, the executor groups when the user is in a mapped group.
-func (s *Service) updateRights(ctx context.Context, u schema.User, id Identity, m Mapping, role int, perm string, mapped bool) (schema.User, error) {
+// mapping names admin groups; the executor groups the mapping gave at the user's last
+// sign-in with this provider and gives no more are taken away, those it gives now
+// added, and those an administrator gave kept.
+func (s *Service) updateRights(ctx context.Context, u schema.User, id Identity, m Mapping, role int, granted []int) (schema.User, error) {
 	upd := schema.User{ID: u.ID, Role: u.Role, Permission: u.Permission}
-	if len(m.AdminGroups) > 0 {
-		upd.Role = role
-	}
-	if mapped {
-		upd.Permission = perm
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		prev, err := s.store.LoadSignInGrant(ctx, u.ID, id.Provider, u.Username)
+		found := err == nil
+		if err != nil && !errors.Is(err, schema.ErrNotFound) {
+			return err
+		}
+		if len(m.AdminGroups) > 0 {
+			upd.Role = role
+		}
+		upd.Permission = regrant(u.Permission, prev.Groups, granted)
+		if found && !slices.Equal(prev.Groups, granted) || !found && len(granted) > 0 {
+			if err := s.store.SaveSignInGrant(ctx, schema.SignInGrant{UserID: u.ID, Provider: id.Provider, Username: u.Username,
+				Groups: granted, UpdateTime: s.clk.Now().UnixMilli()}); err != nil {
+				return err
+			}
+		}
+		if upd.Role == u.Role && upd.Permission == u.Permission {
+			return nil
+		}
+		return s.store.UpdateUser(ctx, upd)
+	})
+	if err != nil {
+		return schema.User{}, err
 	}
 	if upd.Role == u.Role && upd.Permission == u.Permission {
 		return u, nil
-	}
-	if err := s.store.UpdateUser(ctx, upd); err != nil {
-		return schema.User{}, err
 	}
 	s.log.Info("user rights updated at sign-in", "provider", id.Provider, "user_id", u.ID, "name", u.Username,
 		"role", upd.Role, "permission", upd.Permission)

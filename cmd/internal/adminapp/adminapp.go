@@ -148,6 +148,9 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := prepareSignIn(ctx, o.DB, cfg, log); err != nil {
+		return nil, err
+	}
 	mgr := manage.New(manage.Config{
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,

@@ -1,15 +1,38 @@
 package adminapp
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
+
+// prepareSignIn creates the table of what the group mappings of LDAP and OpenID
+// Connect gave each user (schema.SignInOwnTables) when a provider is configured and
+// `schema upgrade` was not run. Without it the mapping could give executor groups
+// and never take them away, so an admin that cannot create it does not start.
+func prepareSignIn(ctx context.Context, db *sql.DB, cfg *config.Config, log *slog.Logger) error {
+	if cfg.Auth.LDAP == nil && cfg.Auth.OIDC == nil {
+		return nil
+	}
+	created, err := schema.CreateOwnTables(ctx, db, schema.SignInOwnTables)
+	if err != nil {
+		return fmt.Errorf("sign-in with LDAP or OpenID Connect needs table %s (run `xxl-admin-go schema upgrade`): %w",
+			schema.SignInGrantTable, err)
+	}
+	for _, t := range created {
+		log.Info("created table "+t.Name+" for sign-in with LDAP or OpenID Connect", "table", t.Name)
+	}
+	return nil
+}
 
 // signInProviders builds the LDAP directory and the OpenID Provider of
 // xxl.admin.auth.*; nil for those not configured.

@@ -9,6 +9,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -22,6 +23,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-ldap/ldap/v3"
 )
 
 // Base is the suffix of the test directory.
@@ -34,6 +37,9 @@ const (
 	// BindDN and BindPassword are the searching account.
 	BindDN       = "cn=reader," + Base
 	BindPassword = "reader-secret"
+	// rootDN and rootPassword are the directory's manager, which SetMembers binds as.
+	rootDN       = "cn=root," + Base
+	rootPassword = "root-secret"
 )
 
 // User is a person entry (inetOrgPerson, uid=<UID>).
@@ -97,14 +103,14 @@ TLSCertificateFile %[1]s/server.pem
 TLSCertificateKeyFile %[1]s/server.key
 database mdb
 suffix "%[3]s"
-rootdn "cn=root,%[3]s"
-rootpw root-secret
+rootdn "%[5]s"
+rootpw %[6]s
 directory %[1]s/db
 maxsize 10485760
 security tls=1
 access to attrs=userPassword by self read by anonymous auth by * none
 access to * by dn.exact="%[4]s" read by self read by * none
-`, dir, schemaDir, Base, BindDN)
+`, dir, schemaDir, Base, BindDN, rootDN, rootPassword)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -158,6 +164,37 @@ access to * by dn.exact="%[4]s" read by self read by * none
 	return &Server{URL: url, CAFile: filepath.Join(dir, "ca.pem"), CAPEM: caPEM}
 }
 
+// SetMembers replaces the members of a group (by uid), as the directory's
+// administrator would; an empty list leaves the group with nobody who signs in.
+func (s *Server) SetMembers(t testing.TB, cn string, members []string) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.CAPEM)
+	conn, err := ldap.DialURL(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.StartTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Bind(rootDN, rootPassword); err != nil {
+		t.Fatal(err)
+	}
+	dns := []string{rootDN}
+	if len(members) > 0 {
+		dns = dns[:0]
+		for _, m := range members {
+			dns = append(dns, User{UID: m}.DN())
+		}
+	}
+	req := ldap.NewModifyRequest(GroupDN(cn), nil)
+	req.Replace("member", dns)
+	if err := conn.Modify(req); err != nil {
+		t.Fatalf("set members of %s: %v", cn, err)
+	}
+}
+
 func ldif(users []User, groups []Group) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dn: %s\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n\n", Base)
@@ -172,7 +209,7 @@ func ldif(users []User, groups []Group) string {
 		members := g.Members
 		if len(members) == 0 {
 			// groupOfNames needs a member; the root DN is nobody who signs in.
-			b.WriteString("member: cn=root," + Base + "\n")
+			b.WriteString("member: " + rootDN + "\n")
 		}
 		for _, m := range members {
 			fmt.Fprintf(&b, "member: %s\n", User{UID: m}.DN())

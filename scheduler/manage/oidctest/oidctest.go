@@ -132,6 +132,14 @@ func (p *Provider) Rotate(t testing.TB) {
 	p.mu.Unlock()
 }
 
+// SetGroups replaces the groups of the user with id, as an administrator of the
+// provider would; sign-ins from then on carry the new list.
+func (p *Provider) SetGroups(id string, groups []string) {
+	p.mu.Lock()
+	p.groups[id] = groups
+	p.mu.Unlock()
+}
+
 // EndedSessions are the ID token hints of the end-session requests so far.
 func (p *Provider) EndedSessions() []string {
 	p.mu.Lock()
