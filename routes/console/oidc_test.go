@@ -176,6 +176,19 @@ func TestOIDCMappedGroupsTakenAway(t *testing.T) {
 	require.Equal(t, "2,4,9", perm())
 }
 
+// A row without the mark of a provider's user is local whatever its password column
+// holds, empty included: the provider's user of that name is refused.
+func TestOIDCLeavesLocalRowsAlone(t *testing.T) {
+	t.Parallel()
+	b, idp := oidcSetup(t, schema.Layout34, oidctest.Options{})
+	id, err := b.store.InsertUser(t.Context(), schema.User{Username: "ops-lead", Password: "", Permission: "1"})
+	require.NoError(t, err)
+	require.Equal(t, b.base+"/auth/login?sso_error=local_user", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
+	u, err := b.store.LoadUser(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, schema.User{ID: id, Username: "ops-lead", Permission: "1"}, u, "untouched")
+}
+
 // A callback the browser did not start is refused (state), as is a provider's user
 // whose name is a local user's; the login page says why, in words of its own.
 func TestOIDCRefusals(t *testing.T) {

@@ -130,9 +130,10 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 	if err != nil && !errors.Is(err, schema.ErrNotFound) {
 		return schema.User{}, err
 	}
-	// A user with a local password signs in with it; the directory is asked about
-	// the others only, so that it cannot take a local account over.
-	if (err != nil || !localPassword(u.Password)) && s.ldap != nil {
+	// A local user signs in with the local password; the directory is asked only
+	// about names without a row and users a provider created, so that it cannot
+	// take a local account over.
+	if (err != nil || externalPassword(u.Password)) && s.ldap != nil {
 		id, lerr := s.ldap.Authenticate(ctx, username, password)
 		switch {
 		case lerr == nil:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -179,6 +180,27 @@ func mustToken(t *testing.T, svc *manage.Service, u schema.User) string {
 	tok, _, err := svc.NewToken(context.Background(), u, false)
 	require.NoError(t, err)
 	return tok
+}
+
+// Only rows a provider created are the directory's: a row with any other password
+// column (empty, or a hash of a kind this admin does not check) is a local user, whom
+// the directory's user of the same name cannot sign in as.
+func TestLDAPLeavesLocalRowsAlone(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	svc, store := ldapService(t, schema.Layout34, ldapConfig(t, srv))
+	ctx := context.Background()
+	for name, password := range map[string]string{"alice": "", "carol": "$2a$10$" + strings.Repeat("x", 53)} {
+		id, err := store.InsertUser(ctx, schema.User{Username: name, Password: password, Permission: "1"})
+		require.NoError(t, err)
+		_, err = svc.Login(ctx, name, name+"-pw", "10.0.0.6")
+		require.True(t, manage.IsKind(err, manage.Invalid), "%s: %v", name, err)
+		row, err := store.LoadUser(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, schema.User{ID: id, Username: name, Password: password, Permission: "1"}, row, "untouched")
+	}
+	_, err := svc.Login(ctx, "bob", "bob-pw", "10.0.0.6")
+	require.NoError(t, err, "a name without a row is the directory's")
 }
 
 // Wrong passwords against the directory count toward the limiter like local ones.

@@ -46,7 +46,7 @@ func (p Principal) Admin() bool { return p.User.Role == 1 }
 
 // External reports a user an LDAP directory or OpenID Provider created: their
 // password is the provider's, so the console offers no password change.
-func (p Principal) External() bool { return strings.HasPrefix(p.User.Password, externalMark) }
+func (p Principal) External() bool { return externalPassword(p.User.Password) }
 
 // CanGroup reports whether the user may see and manage jobs and logs of an executor
 // group: administrators everywhere, normal users in the groups of their permission

@@ -150,15 +150,10 @@ func unusableHash() (string, error) {
 	return externalMark + r, nil
 }
 
-// localPassword reports a password column a password can match (a 2.x or 3.x hash):
-// such a user signs in locally, and no provider may take the row over.
-func localPassword(stored string) bool {
-	switch len(strings.TrimSpace(stored)) {
-	case 32, 64:
-		return true
-	}
-	return false
-}
+// externalPassword reports the password column of a user a provider created. Any
+// other row is a local user, whatever its column holds (a hash, nothing, a value a
+// script wrote): it signs in locally or not at all, and no provider may take it over.
+func externalPassword(stored string) bool { return strings.HasPrefix(stored, externalMark) }
 
 // maxUsernameLen is the size of xxl_job_user.username.
 const maxUsernameLen = 50
@@ -197,7 +192,7 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 		})
 		if err != nil {
 			// Two first sign-ins at once: the other one created the row.
-			if again, lerr := s.store.LoadUserByName(ctx, name); lerr == nil && !localPassword(again.Password) {
+			if again, lerr := s.store.LoadUserByName(ctx, name); lerr == nil && externalPassword(again.Password) {
 				return s.updateRights(ctx, again, id, m, role, granted)
 			}
 			return schema.User{}, err
@@ -210,7 +205,7 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 	if err != nil {
 		return schema.User{}, err
 	}
-	if localPassword(u.Password) {
+	if !externalPassword(u.Password) {
 		s.log.Warn("sign-in refused: a local user of that name exists", "provider", id.Provider, "user", name)
 		s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: name}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
 			TargetID: itoa(u.ID), Outcome: OutcomeDenied})
