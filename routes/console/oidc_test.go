@@ -243,8 +243,9 @@ func TestOIDCRefusals(t *testing.T) {
 }
 
 // The ID token's expiry is checked against the admin's clock with a minute of
-// allowance for a provider whose clock runs ahead: a token that expired 30 s ago by
-// the admin's clock passes, one that expired 2 minutes ago does not.
+// allowance for an admin whose clock runs ahead of the provider's: a token that
+// expired 30 s ago by the admin's clock passes, one that expired 2 minutes ago does
+// not.
 func TestOIDCClockSkew(t *testing.T) {
 	t.Parallel()
 	const lifetime = 2 * time.Minute

@@ -46,9 +46,11 @@ type OIDCConfig struct {
 	Clock clock.Clock
 }
 
-// ClockSkew is how far the provider's clock may be ahead of this admin's: a token
-// that expired less than this long ago is still accepted (go-oidc allows the same
-// for not-before).
+// ClockSkew is how far this admin's clock may run ahead of the provider's: an ID
+// token that expired less than this long ago by the admin's clock is still accepted.
+// A provider clock ahead of the admin's shows as a not-before in the future, which
+// go-oidc accepts up to 5 minutes ahead of the clock it is given (4 minutes of the
+// admin's clock, as that clock is set back by ClockSkew).
 const ClockSkew = time.Minute
 
 // OIDC is a configured OpenID Provider. Discovery, the key set (fetched again when a
