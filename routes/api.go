@@ -62,7 +62,8 @@ type API struct {
 // JobCalls is the job OpenAPI as the executor API hands calls over to it, after its
 // gatekeeping: app is "" for a caller with the global access token, else the app name
 // whose group token the caller presented. A caller sending "Authorization: Bearer"
-// goes to CallBearer with the secret, which the job OpenAPI checks itself.
+// with a secret of the API tokens' form (manage.TokenPrefix) goes to CallBearer with
+// the secret, which the job OpenAPI checks itself.
 type JobCalls interface {
 	Handles(uri string) bool
 	Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply
@@ -112,8 +113,10 @@ func (a *API) handle(c *fiber.Ctx) error {
 		if a.ClientAddr != nil {
 			client = a.ClientAddr(c)
 		}
-		// A scoped API token stands alone: the access token headers are not read.
-		if secret, ok := bearer(c.Get(fiber.HeaderAuthorization)); ok {
+		// A scoped API token stands alone: the access token headers are not read. Only
+		// a bearer secret of our form counts, so that an Authorization header a
+		// reverse proxy adds for itself leaves the access token headers in charge.
+		if secret, ok := bearer(c.Get(fiber.HeaderAuthorization)); ok && strings.HasPrefix(secret, manage.TokenPrefix) {
 			return reply(c, a.Jobs.CallBearer(manage.WithClient(ctx, client), uri, body, secret))
 		}
 		// Managing jobs always needs a token that matched: a blank

@@ -242,11 +242,30 @@ func TestAPITokenScope(t *testing.T) {
 		require.Equal(t, 500, r.Code)
 		require.Equal(t, "The API token has expired.", r.msg())
 
-		for _, secret := range []string{"xat_" + strings.Repeat("A", 43), "nonsense", rw.Secret[:len(rw.Secret)-1]} {
+		for _, secret := range []string{"xat_" + strings.Repeat("A", 43), "xat_", rw.Secret[:len(rw.Secret)-1]} {
 			r := b.bearer(t, secret, "getJob", `{"id":1}`)
 			require.Equal(t, 500, r.Code)
 			require.Equal(t, "The API token is not valid.", r.msg())
 		}
+	})
+
+	t.Run("ProxyAuthorization", func(t *testing.T) {
+		// A bearer secret not of our form is someone else's (a reverse proxy's): the
+		// access token headers decide, as without it.
+		for _, h := range []string{"Bearer proxy-issued.jwt.value", "bearer nonsense", "Basic dXNlcjpwYXNz"} {
+			r := b.call(t, "getJob", `{"id":1}`, "Authorization", h, "XXL-JOB-ACCESS-TOKEN", "api-token")
+			require.Equal(t, 200, r.Code, "%s: %s", h, r.msg())
+			r = b.call(t, "getJob", `{"id":1}`, "Authorization", h)
+			require.Equal(t, 500, r.Code, h)
+			require.Equal(t, "The access token is wrong.", r.msg(), h)
+			r = b.call(t, "getJob", `{"id":1}`, "Authorization", h, "XXL-JOB-ACCESS-TOKEN", "wrong")
+			require.Equal(t, "The access token is wrong.", r.msg(), h)
+		}
+		// One of ours decides alone, whatever the access token headers say.
+		r := b.call(t, "getJob", `{"id":1}`, "Authorization", "Bearer "+ro.Secret, "XXL-JOB-ACCESS-TOKEN", "wrong")
+		require.Equal(t, 200, r.Code, r.msg())
+		r = b.call(t, "getJob", `{"id":1}`, "Authorization", "Bearer xat_"+strings.Repeat("B", 43), "XXL-JOB-ACCESS-TOKEN", "api-token")
+		require.Equal(t, "The API token is not valid.", r.msg())
 	})
 
 	t.Run("Console2xLine", func(t *testing.T) {
