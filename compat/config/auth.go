@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -70,10 +71,17 @@ func (l *loader) auth(c *Config) {
 	c.Auth.LocalDisabled = !l.boolean("xxl.admin.auth.local.enabled")
 	if raw := strings.TrimSpace(l.str("xxl.admin.auth.ldap.url")); raw != "" {
 		d := &LDAP{URL: raw}
-		if u, err := url.Parse(raw); err != nil || (u.Scheme != "ldap" && u.Scheme != "ldaps") || u.Host == "" {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "ldap" && u.Scheme != "ldaps") || u.Host == "" {
 			l.fail("xxl.admin.auth.ldap.url", fmt.Sprintf("%q is not ldap://host[:port] or ldaps://host[:port]", raw))
 		}
 		d.StartTLS = l.boolean("xxl.admin.auth.ldap.start-tls")
+		// Without StartTLS an ldap:// connection carries the bind passwords, the
+		// service account's and every user's, in clear text.
+		if err == nil && u.Scheme == "ldap" && !d.StartTLS && !loopbackHost(u.Hostname()) {
+			l.fail("xxl.admin.auth.ldap.start-tls", fmt.Sprintf("false with %s would send passwords in clear text; "+
+				"keep StartTLS, use ldaps://, or reach the directory on a loopback address", u.Scheme+"://"+u.Host))
+		}
 		d.CAFile = strings.TrimSpace(l.str("xxl.admin.auth.ldap.ca-file"))
 		d.BindDN = strings.TrimSpace(l.str("xxl.admin.auth.ldap.bind-dn"))
 		d.BindPassword = l.str("xxl.admin.auth.ldap.bind-password")
@@ -147,6 +155,16 @@ func (l *loader) groupPermissions(prefix string) map[string][]int {
 		out[group] = ids
 	}
 	return out
+}
+
+// loopbackHost reports a host that names this machine: localhost or a loopback
+// address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // splitList splits a comma-separated value, dropping blanks.

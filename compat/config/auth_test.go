@@ -68,3 +68,44 @@ func TestBadAuthKeysStopStartUp(t *testing.T) {
 		})
 	}
 }
+
+// StartTLS may be turned off only for a directory on this machine: elsewhere the
+// bind passwords would cross the network in clear text, and the admin does not start.
+func TestLDAPStartTLSOffOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
+	const base = "--xxl.admin.auth.ldap.user-search-base=ou=people,dc=x"
+	for _, url := range []string{"ldap://ldap.example.com", "ldap://10.0.0.7:389", "ldap://127.0.0.1.example.com"} {
+		t.Run(url, func(t *testing.T) {
+			t.Parallel()
+			_, err := load(setup(t).dir, []string{"--xxl.admin.auth.ldap.url=" + url, base,
+				"--xxl.admin.auth.ldap.start-tls=false", "--xxl.admin.auth.ldap.bind-password=secret-token"}, nil)
+			var ke *KeyError
+			require.True(t, errors.As(err, &ke), "%v", err)
+			require.Equal(t, "xxl.admin.auth.ldap.start-tls", ke.Key)
+			require.Contains(t, err.Error(), "would send passwords in clear text")
+			require.NotContains(t, err.Error(), "\n")
+			require.NotContains(t, err.Error(), "secret-token")
+		})
+	}
+	for _, tt := range []struct {
+		url, startTLS string
+		want          bool
+	}{
+		{"ldap://127.0.0.1:3890", "false", false},
+		{"ldap://localhost", "false", false},
+		{"ldap://[::1]:389", "false", false},
+		{"ldaps://ldap.example.com", "false", false}, // TLS from the first byte
+		{"ldap://ldap.example.com", "", true},
+	} {
+		t.Run(tt.url+" start-tls="+tt.startTLS, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--xxl.admin.auth.ldap.url=" + tt.url, base}
+			if tt.startTLS != "" {
+				args = append(args, "--xxl.admin.auth.ldap.start-tls="+tt.startTLS)
+			}
+			cfg, err := load(setup(t).dir, args, nil)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, cfg.Auth.LDAP.StartTLS)
+		})
+	}
+}

@@ -22,7 +22,7 @@ func TestLDAPConsoleLines(t *testing.T) {
 		[]ldaptest.Group{{CN: "ops", Members: []string{"dora"}}})
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(srv.CAPEM))
-	dir, err := manage.NewLDAP(manage.LDAPConfig{URL: srv.URL, StartTLS: true, TLS: &tls.Config{RootCAs: pool},
+	dir, err := manage.NewLDAP(manage.LDAPConfig{URL: srv.URL, TLS: &tls.Config{RootCAs: pool},
 		BindDN: ldaptest.BindDN, BindPassword: ldaptest.BindPassword, UserSearchBase: ldaptest.PeopleBase,
 		GroupPermissions: map[string][]int{ldaptest.GroupDN("ops"): {1}}})
 	require.NoError(t, err)

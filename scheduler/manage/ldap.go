@@ -17,9 +17,10 @@ import (
 type LDAPConfig struct {
 	// URL is ldap://host[:port] (upgraded with StartTLS) or ldaps://host[:port].
 	URL string
-	// StartTLS upgrades an ldap:// connection before anything is sent; only a test
-	// directory on a trusted network goes without it.
-	StartTLS bool
+	// NoStartTLS sends an ldap:// connection's requests, bind passwords included, in
+	// clear text instead of upgrading it with StartTLS first. NewLDAP refuses it
+	// unless the URL's host is a loopback address.
+	NoStartTLS bool
 	// TLS verifies the server (its RootCAs: the directory's CA); the system roots
 	// and the URL's host when nil.
 	TLS *tls.Config
@@ -67,6 +68,10 @@ func NewLDAP(cfg LDAPConfig) (*LDAP, error) {
 	if _, err := ldap.CompileFilter(strings.ReplaceAll(cfg.UserFilter, "{0}", "x")); err != nil {
 		return nil, fmt.Errorf("ldap user filter %q: %w", cfg.UserFilter, err)
 	}
+	if cfg.NoStartTLS && u.Scheme == "ldap" && !LoopbackHost(u.Hostname()) {
+		return nil, fmt.Errorf("ldap url %q without StartTLS would send passwords in clear text; "+
+			"only a directory on a loopback address may go without it", cfg.URL)
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -79,6 +84,16 @@ func NewLDAP(cfg LDAPConfig) (*LDAP, error) {
 	}
 	cfg.TLS = tc
 	return &LDAP{cfg: cfg}, nil
+}
+
+// LoopbackHost reports a host that names this machine: localhost or a loopback
+// address, where a directory may be reached without TLS.
+func LoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Mapping is the directory's group mapping; DNs compare without regard to case.
@@ -109,7 +124,7 @@ func (l *LDAP) dial() (*ldap.Conn, error) {
 		return nil, fmt.Errorf("ldap connect: %w", err)
 	}
 	conn.SetTimeout(l.cfg.Timeout)
-	if strings.HasPrefix(strings.ToLower(l.cfg.URL), "ldap://") && l.cfg.StartTLS {
+	if strings.HasPrefix(strings.ToLower(l.cfg.URL), "ldap://") && !l.cfg.NoStartTLS {
 		if err := conn.StartTLS(l.cfg.TLS); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("ldap StartTLS: %w", err)

@@ -33,7 +33,7 @@ var (
 func ldapConfig(t *testing.T, srv *ldaptest.Server) manage.LDAPConfig {
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(srv.CAPEM))
-	return manage.LDAPConfig{URL: srv.URL, StartTLS: true, TLS: &tls.Config{RootCAs: pool},
+	return manage.LDAPConfig{URL: srv.URL, TLS: &tls.Config{RootCAs: pool},
 		BindDN: ldaptest.BindDN, BindPassword: ldaptest.BindPassword, UserSearchBase: ldaptest.PeopleBase,
 		AdminGroupDN: ldaptest.GroupDN("console-admins"),
 		// Spelt with spaces and another case: DNs compare as the directory does.
@@ -203,6 +203,22 @@ func TestLDAPLeavesLocalRowsAlone(t *testing.T) {
 	require.NoError(t, err, "a name without a row is the directory's")
 }
 
+// An ldap:// directory is upgraded with StartTLS unless told otherwise, and told
+// otherwise only for a directory on a loopback address.
+func TestLDAPNoStartTLSOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"ldap://ldap.example.com", "ldap://192.0.2.1:389"} {
+		_, err := manage.NewLDAP(manage.LDAPConfig{URL: url, NoStartTLS: true, UserSearchBase: ldaptest.PeopleBase})
+		require.ErrorContains(t, err, "would send passwords in clear text", url)
+	}
+	for _, url := range []string{"ldap://127.0.0.1:3890", "ldap://localhost", "ldap://[::1]", "ldaps://ldap.example.com"} {
+		_, err := manage.NewLDAP(manage.LDAPConfig{URL: url, NoStartTLS: true, UserSearchBase: ldaptest.PeopleBase})
+		require.NoError(t, err, url)
+	}
+	require.True(t, manage.LoopbackHost("127.0.0.2"))
+	require.False(t, manage.LoopbackHost("localhost.example.com"))
+}
+
 // Wrong passwords against the directory count toward the limiter like local ones.
 func TestLDAPSignInLimited(t *testing.T) {
 	t.Parallel()
@@ -219,15 +235,16 @@ func TestLDAPSignInLimited(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// The connection is TLS: without StartTLS the server (security tls=1) refuses the
-// bind, and a certificate of an unknown CA is refused by the client. Either way the
-// user reads that the directory is unavailable, and nobody is signed in.
+// The connection is TLS: StartTLS is on unless turned off (the other tests leave it
+// at its default), without it the server (security tls=1) refuses the bind, and a
+// certificate of an unknown CA is refused by the client. Either way the user reads
+// that the directory is unavailable, and nobody is signed in.
 func TestLDAPTLS(t *testing.T) {
 	t.Parallel()
 	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
 	ctx := context.Background()
 	plain := ldapConfig(t, srv)
-	plain.StartTLS = false
+	plain.NoStartTLS = true
 	svc, _ := ldapService(t, schema.Layout34, plain)
 	_, err := svc.Login(ctx, "alice", "alice-pw", "10.0.0.4")
 	require.Error(t, err)

@@ -51,7 +51,7 @@ func signInProviders(cfg *config.Config, clk clock.Clock) (*manage.LDAP, *manage
 			}
 			tc = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 		}
-		d, err := manage.NewLDAP(manage.LDAPConfig{URL: l.URL, StartTLS: l.StartTLS, TLS: tc, BindDN: l.BindDN,
+		d, err := manage.NewLDAP(manage.LDAPConfig{URL: l.URL, NoStartTLS: !l.StartTLS, TLS: tc, BindDN: l.BindDN,
 			BindPassword: l.BindPassword, UserSearchBase: l.UserSearchBase, UserFilter: l.UserFilter,
 			AdminGroupDN: l.AdminGroupDN, GroupPermissions: l.GroupPermissions})
 		if err != nil {
