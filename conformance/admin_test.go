@@ -90,7 +90,7 @@ func jdbcURL(host string, db *schematest.DB) string {
 }
 
 // postgresDB is a fresh schema of the test PostgreSQL server (XXL_TEST_POSTGRES_DSN)
-// for an admin of XXL_CONFORMANCE_DB=postgres, with the datasource arguments a user
+// for our admin in TestConformancePostgres, with the datasource arguments a user
 // would give: the Spring URL with currentSchema, a pool within the server's
 // connection limit.
 func postgresDB(t *testing.T) (*schematest.DB, []string) {
@@ -105,15 +105,15 @@ func postgresDB(t *testing.T) (*schematest.DB, []string) {
 }
 
 // startOurs starts our admin on a fresh database until t ends: MariaDB, or PostgreSQL
-// with XXL_CONFORMANCE_DB=postgres.
-func startOurs(t *testing.T, token string, props ...string) (*admin, error) {
+// when postgres is set.
+func startOurs(t *testing.T, token string, postgres bool, props ...string) (*admin, error) {
 	bin, err := oursBinary(t)
 	if err != nil {
 		return nil, err
 	}
 	var db *schematest.DB
 	var dbArgs []string
-	if os.Getenv("XXL_CONFORMANCE_DB") == "postgres" {
+	if postgres {
 		db, dbArgs = postgresDB(t)
 	} else {
 		db = schematest.NewEmpty(t)
@@ -173,7 +173,7 @@ func startOurs(t *testing.T, token string, props ...string) (*admin, error) {
 		resume: func() error { return cmd.Process.Signal(syscall.SIGCONT) },
 	}
 	a.spawn = func(t *testing.T, more ...string) (*admin, error) {
-		return startOurs(t, token, append(append([]string{}, props...), more...)...)
+		return startOurs(t, token, postgres, append(append([]string{}, props...), more...)...)
 	}
 	if err := waitHTTP(a.base()+"/actuator/health", 30*time.Second, done); err != nil {
 		return nil, fmt.Errorf("admin did not come up: %v\n%s", err, tail(out.String(), 2000))

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // The admin's tables, read and (where the console is not used) written directly. Only
@@ -57,8 +59,8 @@ func (x *cell) createGroup(a *admin, app string, addressType int, addressList st
 		if addressList != "" {
 			list = addressList
 		}
-		_, err := a.db.Exec("INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, 'conformance', ?, ?, NOW())",
-			app, addressType, list)
+		_, err := a.db.Exec("INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, 'conformance', ?, ?, ?)",
+			app, addressType, list, time.Now())
 		x.must(err, "insert group "+app)
 	}
 	var id int
@@ -76,12 +78,22 @@ func (x *cell) createJob(a *admin, j jobSpec) int {
 		x.must(err, "console: create job")
 		return id
 	}
-	res, err := a.db.Exec(`INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, alarm_email,
+	// Times from this process, in the zone the pool writes them (the admin's
+	// serverTimezone), not the database server's NOW() in its own zone.
+	now := time.Now()
+	insert := `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, alarm_email,
 		schedule_type, schedule_conf, misfire_strategy, executor_route_strategy, executor_handler, executor_param,
 		executor_block_strategy, executor_timeout, executor_fail_retry_count, glue_type, glue_source, glue_remark,
 		glue_updatetime, child_jobid, trigger_status, trigger_last_time, trigger_next_time)
-		VALUES (?, ?, NOW(), NOW(), 'conformance', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'BEAN', '', 'conformance', NOW(), ?, 0, 0, 0)`,
-		j.group, j.desc, j.scheduleType, j.scheduleConf, j.misfire, j.route, j.handler, j.param, j.block, j.timeout, j.retry, j.child)
+		VALUES (?, ?, ?, ?, 'conformance', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'BEAN', '', 'conformance', ?, ?, 0, 0, 0)`
+	args := []any{j.group, j.desc, now, now, j.scheduleType, j.scheduleConf, j.misfire, j.route, j.handler, j.param,
+		j.block, j.timeout, j.retry, now, j.child}
+	if schema.IsPostgres(a.db) { // pgx has no LastInsertId
+		var id int
+		x.must(a.db.QueryRow(insert+" RETURNING id", args...).Scan(&id), "insert job")
+		return id
+	}
+	res, err := a.db.Exec(insert, args...)
 	x.must(err, "insert job")
 	id, err := res.LastInsertId()
 	x.must(err, "job id")

@@ -574,6 +574,9 @@ func scRollingLog(x *cell) {
 // lost-job: a run whose executor vanished (no registry row) is failed with the
 // lost-job message once it is ten minutes old. Long: XXL_CONFORMANCE_LONG=1.
 func scLostJob(x *cell) {
+	if x.s.cfg.postgres {
+		x.Skipf("long scenario: run on MariaDB only (TestConformance with XXL_CONFORMANCE_LONG=1)")
+	}
 	if !x.s.cfg.long {
 		x.Skipf("long scenario (about 12 min: runs are lost after 10 min, checked every 60 s); set XXL_CONFORMANCE_LONG=1")
 	}

@@ -3,12 +3,15 @@ package conformance
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // config is the suite's environment (README.md lists every variable).
@@ -30,6 +33,7 @@ type config struct {
 	jobsVia   string // auto, console, db
 	report    string
 	token     string // token of the admins the suite starts
+	postgres  bool   // our admin runs on PostgreSQL (TestConformancePostgres)
 }
 
 func env(name, def string) string {
@@ -111,9 +115,10 @@ func (s *suite) admins() []adminTarget {
 	var targets []adminTarget
 	if slices.Contains(cfg.admins, "ours") {
 		targets = append(targets, adminTarget{name: "ours", check: func() string { return "" },
-			start: func(t *testing.T) (*admin, error) { return startOurs(t, cfg.token) }})
+			start: func(t *testing.T) (*admin, error) { return startOurs(t, cfg.token, cfg.postgres) }})
 	}
-	if slices.Contains(cfg.admins, "java") && cfg.javaAdminImage != "" {
+	// The official image runs on MySQL only.
+	if slices.Contains(cfg.admins, "java") && cfg.javaAdminImage != "" && !cfg.postgres {
 		targets = append(targets, javaAdminTarget(s, cfg.javaAdminImage))
 	}
 	return targets
@@ -142,13 +147,49 @@ func (s *suite) kinds() []*execKind {
 	return out
 }
 
-// TestConformance runs every scenario for every admin × executor kind and writes the
-// parity report.
+// TestConformance runs every scenario for every admin × executor kind, our admin on
+// MariaDB (or MySQL), and writes the parity report.
 func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite takes minutes; skipped with -short")
 	}
+	t.Parallel()
+	runSuite(t, loadConfig(t))
+}
+
+// TestConformancePostgres runs the scenarios again with our admin on a fresh schema of
+// the PostgreSQL server of XXL_TEST_POSTGRES_DSN, beside TestConformance, and writes
+// its own report (report-postgres.md). The 12-minute lost-job scenario stays with
+// TestConformance; the store suite runs the lost-job monitor's statements on
+// PostgreSQL.
+func TestConformancePostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite takes minutes; skipped with -short")
+	}
 	cfg := loadConfig(t)
+	if cfg.adminURL != "" {
+		t.Skip("XXL_CONFORMANCE_ADMIN_URL names a running admin; TestConformance tests it")
+	}
+	if !slices.Contains(cfg.admins, "ours") {
+		t.Skip("XXL_CONFORMANCE_ADMINS leaves out ours, the only admin run on PostgreSQL here")
+	}
+	schematest.PostgresConfig(t) // skips with one line when no server answers
+	t.Parallel()
+	cfg.postgres = true
+	cfg.report = postgresReport(cfg.report)
+	runSuite(t, cfg)
+}
+
+// postgresReport is the PostgreSQL run's report path: XXL_CONFORMANCE_REPORT with
+// "-postgres" before its extension.
+func postgresReport(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-postgres" + ext
+}
+
+// runSuite runs every scenario for every admin × executor kind of cfg and writes the
+// parity report.
+func runSuite(t *testing.T, cfg *config) {
 	listen := "127.0.0.1"
 	if cfg.relayHost != "" {
 		listen = "0.0.0.0"
@@ -310,9 +351,13 @@ func (r *report) write(took time.Duration) (string, error) {
 		return len(notes)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# xxl-job conformance: parity report\n\n")
-	fmt.Fprintf(&b, "Generated %s by `go test ./conformance/...` in %s: %d pass, %d fail, %d skip.\n",
-		time.Now().Format(time.RFC3339), took.Round(time.Second), counts["pass"], counts["fail"], counts["skip"])
+	title, test := "parity report", "TestConformance"
+	if r.cfg.postgres {
+		title, test = "parity report, our admin on PostgreSQL", "TestConformancePostgres"
+	}
+	fmt.Fprintf(&b, "# xxl-job conformance: %s\n\n", title)
+	fmt.Fprintf(&b, "Generated %s by %s (`go test ./conformance/...`) in %s: %d pass, %d fail, %d skip.\n",
+		time.Now().Format(time.RFC3339), test, took.Round(time.Second), counts["pass"], counts["fail"], counts["skip"])
 	fmt.Fprintf(&b, "Columns are executor @ admin; scenarios are explained in conformance/README.md.\n\n")
 	b.WriteString("| scenario |")
 	for _, c := range cols {
