@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -36,10 +37,20 @@ const MsgTooMany = "Too many requests, please try again later."
 // over; a caller with a scoped API token is authenticated here (CallBearer).
 type Jobs struct {
 	Manage *manage.Service
-	// Limiter admits calls; nil admits all. NewLimiter(100) is HEAD's limit.
+	// Limiter admits calls of authenticated callers; nil admits all. NewLimiter(100)
+	// is HEAD's limit.
 	Limiter Limiter
 	Log     *slog.Logger
+	// Now is the clock of the bound on refused bearer authentications; time.Now when
+	// nil.
+	Now func() time.Time
+
+	fails failLimiter
 }
+
+// errTooMany is a call refused by the rate limiter or by the bound on refused bearer
+// authentications; both are answered with CodeTooMany.
+var errTooMany = errors.New("too many requests")
 
 // writeCalls are HEAD's six calls; readCalls are this admin's read calls.
 var (
@@ -113,8 +124,19 @@ func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) pr
 // read-only token may make the read calls only.
 func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret string) protocol.Reply {
 	return j.run(ctx, uri, body, func() (caller, error) {
+		client := manage.ClientOf(ctx)
+		keys := failKeys(client, secret)
+		if j.fails.blocked(keys, j.now()) {
+			return caller{}, errTooMany
+		}
 		p, t, err := j.Manage.TokenPrincipal(ctx, secret)
 		if err != nil {
+			if manage.IsKind(err, manage.Unauthenticated) {
+				if k := j.fails.fail(keys, j.now()); k != nil {
+					j.Log.Warn("job openapi: refused bearer tokens of a client reached their limit; its calls with "+k.scope+
+						" are answered 502 until the window ends", "client", client, "failures", k.max, "window", authFailWindow)
+				}
+			}
 			c := caller{}
 			if t.ID > 0 {
 				// A known token refused (revoked, expired): the attempt is on record.
@@ -131,6 +153,13 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 	})
 }
 
+func (j *Jobs) now() time.Time {
+	if j.Now != nil {
+		return j.Now()
+	}
+	return time.Now()
+}
+
 // caller is who makes a call: the principal and how the log names it, or, for a
 // refused known token, how the audit log names it.
 type caller struct {
@@ -144,15 +173,24 @@ var writeActions = map[string]string{"addJob": manage.ActionJobAdd, "updateJob":
 	"removeJob": manage.ActionJobRemove, "startJob": manage.ActionJobStart, "stopJob": manage.ActionJobStop,
 	"triggerJob": manage.ActionJobTrigger}
 
-// run applies the limiter, reads the body, authenticates and carries the call out. A
-// change refused for want of permission — a token out of its groups, a read-only or
-// revoked token — is recorded in the audit log as denied.
+// run reads the body, authenticates, applies the limiter and carries the call out.
+// The limiter comes after authentication, as in HEAD's dispatcher, so that refused
+// callers cannot use up the permits of everyone else. A change refused for want of
+// permission — a token out of its groups, a read-only or revoked token — is recorded
+// in the audit log as denied.
 func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (caller, error)) protocol.Reply {
-	if j.Limiter != nil && !j.Limiter.Wait(ctx) {
-		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
+	admit := func() (caller, error) {
+		who, err := auth()
+		if err != nil {
+			return who, err
+		}
+		if j.Limiter != nil && !j.Limiter.Wait(ctx) {
+			return caller{}, errTooMany
+		}
+		return who, nil
 	}
 	if readCalls[uri] {
-		return j.read(ctx, uri, body, auth)
+		return j.read(ctx, uri, body, admit)
 	}
 	if !writeCalls[uri] {
 		return protocol.Fail(protocol.MsgURINotFound(uri))
@@ -169,7 +207,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		target = strconv.Itoa(*b.ID)
 	}
 	denied := manage.Change{Action: writeActions[uri], TargetKind: manage.TargetJob, TargetID: target, Outcome: manage.OutcomeDenied}
-	who, err := auth()
+	who, err := admit()
 	if err != nil {
 		if who.refused.Kind != "" {
 			j.Manage.RecordAs(ctx, who.refused, denied)
@@ -230,6 +268,9 @@ func success(data string) protocol.Reply {
 // failure answers a rule's refusal with its message; anything else is internal and
 // only logged.
 func (j *Jobs) failure(uri string, err error) protocol.Reply {
+	if errors.Is(err, errTooMany) {
+		return protocol.Reply{Code: CodeTooMany, Msg: MsgTooMany}
+	}
 	var e *manage.Error
 	if errors.As(err, &e) {
 		return protocol.Fail(e.Msg)

@@ -75,6 +75,22 @@ func hashToken(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// tokenSecretLen is the length of a secret newTokenSecret makes.
+const tokenSecretLen = len(TokenPrefix) + 43
+
+// tokenForm reports whether secret has the form of one newTokenSecret makes.
+func tokenForm(secret string) bool {
+	if len(secret) != tokenSecretLen || !strings.HasPrefix(secret, TokenPrefix) {
+		return false
+	}
+	for _, c := range secret[len(TokenPrefix):] {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // newTokenSecret is TokenPrefix and 256 random bits.
 func newTokenSecret() (string, error) {
 	b := make([]byte, 32)
@@ -233,7 +249,8 @@ func (s *Service) tokenView(t schema.APIToken) tokenView {
 // member of the token's groups, read-only when the token is) and the token's row.
 // An unknown, revoked or expired token is an Unauthenticated error naming which.
 func (s *Service) TokenPrincipal(ctx context.Context, secret string) (Principal, schema.APIToken, error) {
-	if !strings.HasPrefix(secret, TokenPrefix) {
+	if !tokenForm(secret) {
+		// Not one this admin made: no need to read the database.
 		return Principal{}, schema.APIToken{}, s.fail(Unauthenticated, "console_token_unknown")
 	}
 	t, err := s.store.LoadAPITokenByHash(ctx, hashToken(secret))

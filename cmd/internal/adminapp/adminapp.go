@@ -162,7 +162,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	proxies := console.Proxies{Forwarded: cfg.ForwardHeaders != "none", Trusted: cfg.TrustedProxies}
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log, ClientAddr: proxies.ClientAddr,
-		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log}}
+		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log, Now: clk.Now}}
 	if report.Layout.GroupAccessToken {
 		api.GroupTokens = store.GroupTokens
 	}

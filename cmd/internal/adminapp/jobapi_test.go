@@ -2,7 +2,10 @@ package adminapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/openapi"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -30,6 +34,7 @@ type jobAPIBundle struct {
 	store *schema.Store
 	base  string // the admin's URL with its context path
 	exec  string // the stub executor's address
+	logs  *lockedBuffer
 }
 
 // apiReply is the envelope the job OpenAPI answers with.
@@ -103,6 +108,12 @@ func setupJobAPI(t *testing.T, layout schema.LayoutName, limiter openapi.Limiter
 // database (onMariaDB, onSQLite).
 func setupJobAPIOn(t *testing.T, database string, layout schema.LayoutName, limiter openapi.Limiter) jobAPIBundle {
 	t.Helper()
+	return setupJobAPIWith(t, database, layout, Options{JobAPILimiter: limiter})
+}
+
+// setupJobAPIWith is setupJobAPIOn with the job API limiter and the clock of o.
+func setupJobAPIWith(t *testing.T, database string, layout schema.LayoutName, o Options) jobAPIBundle {
+	t.Helper()
 	db := newDBOn(t, database, layout)
 	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -113,15 +124,16 @@ func setupJobAPIOn(t *testing.T, database string, layout schema.LayoutName, limi
 	db.Exec(t, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", stub.URL)
 	cfg, err := config.Load([]string{"--xxl.job.accessToken=api-token", "--xxl.job.i18n=en"}, nil)
 	require.NoError(t, err)
+	logs := &lockedBuffer{}
 	a, err := Build(context.Background(), Options{Config: cfg, DB: db.SQL, Location: db.Loc,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), JobAPILimiter: limiter})
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), JobAPILimiter: o.JobAPILimiter, Clock: o.Clock})
 	require.NoError(t, err)
 	require.Equal(t, layout, a.Layout.Name)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = a.App.Listener(ln) }()
 	t.Cleanup(func() { _ = a.App.Shutdown() })
-	return jobAPIBundle{db: db, store: a.Store, base: "http://" + ln.Addr().String() + cfg.ContextPath, exec: stub.URL}
+	return jobAPIBundle{db: db, store: a.Store, base: "http://" + ln.Addr().String() + cfg.ContextPath, exec: stub.URL, logs: logs}
 }
 
 // call posts body to /api/<uri> with the given headers (name, value pairs).
@@ -412,6 +424,85 @@ func TestJobOpenAPIRateLimit(t *testing.T) {
 	// The executor calls are not limited.
 	r = b.admin(t, "registry", `{"registryGroup":"EXECUTOR","registryKey":"app","registryValue":"http://127.0.0.1:9999/"}`)
 	require.Equal(t, 200, r.Code, r.msg())
+}
+
+// TestJobOpenAPIRefusedCallersTakeNoPermits: callers refused for their credentials —
+// a wrong access token, a wrong group token, an unknown or malformed bearer token —
+// are answered before the limiter, so that they cannot use up the permits of the
+// callers that authenticate.
+func TestJobOpenAPIRefusedCallersTakeNoPermits(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPIOn(t, database, schema.Layout34, &countLimiter{n: 1})
+			for i := range 30 {
+				for _, headers := range [][]string{
+					{"XXL-JOB-ACCESS-TOKEN", "guess-" + strconv.Itoa(i)},
+					{"XXL-JOB-APPNAME", "xxl-job-executor-sample", "XXL-JOB-ACCESS-TOKEN", "guess"},
+					{"Authorization", fmt.Sprintf("Bearer xat_%043d", i)},
+					{"Authorization", "Bearer xat_junk" + strconv.Itoa(i)},
+				} {
+					r := b.call(t, "startJob", `{"id":1}`, headers...)
+					require.Equal(t, 500, r.Code, "%v: %s", headers, r.msg())
+				}
+			}
+			r := b.admin(t, "startJob", `{"id":1}`)
+			require.Equal(t, 200, r.Code, "the permit is still there: %s", r.msg())
+			r = b.admin(t, "stopJob", `{"id":1}`)
+			require.Equal(t, 502, r.Code, "the limiter applies to callers that authenticate")
+		})
+	}
+}
+
+// TestJobOpenAPIBoundsRefusedBearers: a bearer call costs a database read, so refused
+// bearer tokens are bounded per client address — 10 refusals of one token, 100 in all
+// within a minute — past which the client's bearer calls are answered 502 without a
+// read; other clients and the access token headers are not affected, and the next
+// minute starts afresh.
+func TestJobOpenAPIBoundsRefusedBearers(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	b := setupJobAPIWith(t, onMariaDB, schema.Layout34, Options{Clock: clk})
+	ctx := context.Background()
+	token := func(n int, revoked bool) string {
+		secret := fmt.Sprintf("xat_%s%03d", strings.Repeat("T", 40), n)
+		sum := sha256.Sum256([]byte(secret))
+		row := schema.APIToken{Name: "script " + strconv.Itoa(n), Hash: hex.EncodeToString(sum[:]), Groups: []int{1},
+			CreateUser: "admin", CreateTime: clk.Now().UnixMilli()}
+		id, err := b.store.InsertAPIToken(ctx, row)
+		require.NoError(t, err)
+		if revoked {
+			_, err = b.store.RevokeAPIToken(ctx, id, "admin", clk.Now().UnixMilli())
+			require.NoError(t, err)
+		}
+		return secret
+	}
+	good, gone := token(1, false), token(2, true)
+	bearer := func(secret string) apiReply {
+		return b.call(t, "getJob", `{"id":1}`, "Authorization", "Bearer "+secret)
+	}
+
+	for i := range 10 {
+		require.Equal(t, "The API token has been revoked.", bearer(gone).msg(), "refusal %d", i)
+	}
+	r := bearer(gone)
+	require.Equal(t, 502, r.Code, "the 11th refusal of one token in a minute")
+	require.Equal(t, "Too many requests, please try again later.", r.msg())
+	require.Equal(t, 200, bearer(good).Code, "the client's other tokens still work")
+	require.Contains(t, b.logs.String(), "calls with that token are answered 502")
+
+	for i := range 90 {
+		require.Equal(t, "The API token is not valid.", bearer(fmt.Sprintf("xat_%043d", i)).msg(), "refusal %d", i)
+	}
+	require.Equal(t, 502, bearer(good).Code, "100 refusals in a minute block the client's bearer calls")
+	require.Equal(t, 502, bearer(fmt.Sprintf("xat_%043d", 999)).Code)
+	require.Contains(t, b.logs.String(), "calls with any token are answered 502")
+	require.Equal(t, 200, b.admin(t, "getJob", `{"id":1}`).Code, "the access token headers are not bounded")
+
+	clk.Advance(time.Minute)
+	require.Equal(t, 200, bearer(good).Code, "a new minute")
+	require.Equal(t, "The API token has been revoked.", bearer(gone).msg())
 }
 
 // TestJobOpenAPIDocument: openapi.json is served under the context path and at the
