@@ -31,7 +31,7 @@ func adminArgs(server *mysql.Config, dbName, token string, port int, extra []str
 	c.User, c.Passwd = "", ""
 	c.Params = nil
 	dsn := c.FormatDSN()
-	if c.Loc == nil || c.Loc == time.UTC {
+	if adminZone(server) == time.Local {
 		dsn += sepFor(dsn) + "loc=Local"
 	}
 	args := []string{
@@ -42,6 +42,15 @@ func adminArgs(server *mysql.Config, dbName, token string, port int, extra []str
 		"--server.port=" + strconv.Itoa(port),
 	}
 	return append(args, extra...)
+}
+
+// adminZone is the zone the admin reads DATETIMEs in on MySQL: the DSN's loc, or the
+// machine's zone when the DSN names none (go-sql-driver's UTC default).
+func adminZone(server *mysql.Config) *time.Location {
+	if server.Loc == nil || server.Loc == time.UTC {
+		return time.Local
+	}
+	return server.Loc
 }
 
 func sepFor(dsn string) string {

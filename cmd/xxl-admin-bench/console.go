@@ -399,8 +399,8 @@ func seedConsole(ctx context.Context, b *benchDB, jobs, groups int, logs int64, 
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		fmt.Fprintf(&sb, "(%d, 'bench-console-%d', 'Bench app %d', 1, '%s,%s,%s', NOW())",
-			s.groupBase+i, i, i, consoleAddr(i, 0), consoleAddr(i, 1), consoleAddr(i, 2))
+		fmt.Fprintf(&sb, "(%d, 'bench-console-%d', 'Bench app %d', 1, '%s,%s,%s', %s)",
+			s.groupBase+i, i, i, consoleAddr(i, 0), consoleAddr(i, 1), consoleAddr(i, 2), b.sqlTime(now))
 	}
 	if _, err := b.db.ExecContext(ctx, sb.String()); err != nil {
 		return s, fmt.Errorf("insert groups: %w", err)
@@ -419,7 +419,7 @@ func seedConsole(ctx context.Context, b *benchDB, jobs, groups int, logs int64, 
 			SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END),
 			SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END),
 			SUM(CASE WHEN (trigger_code IN (0, 200) AND handle_code = 0) OR handle_code = 200 THEN 0 ELSE 1 END),
-			NOW()
+			`+b.sqlTime(now)+`
 		FROM xxl_job_log GROUP BY DATE(trigger_time)`); err != nil {
 		return s, fmt.Errorf("insert log reports: %w", err)
 	}
@@ -476,8 +476,8 @@ func seedConsoleJobs(ctx context.Context, b *benchDB, s consoleSeed, now time.Ti
 			if j%10 == 0 {
 				email = "ops@example.com"
 			}
-			added := now.AddDate(0, 0, -(j % 365)).Format("2006-01-02 15:04:05")
-			updated := now.AddDate(0, 0, -(j % 30)).Format("2006-01-02 15:04:05")
+			added := now.AddDate(0, 0, -(j % 365)).In(b.loc).Format("2006-01-02 15:04:05")
+			updated := now.AddDate(0, 0, -(j % 30)).In(b.loc).Format("2006-01-02 15:04:05")
 			fmt.Fprintf(&sb, "(%d, %d, '%s #%d', '%s', '%s', 'team-%d', '%s', '%s', '%s', 'DO_NOTHING', '%s', 'handler%d', '', 'SERIAL_EXECUTION', 0, %d, 'BEAN', '', 'GLUE init', '%s', '', %d, %d, %d)",
 				s.jobBase+j, s.groupBase+j%s.groups, consoleJobNames[j%len(consoleJobNames)], j, added, updated, j%20, email,
 				typ, conf, routes[j%len(routes)], j%200, j%3, updated, status, last, next)
@@ -510,7 +510,7 @@ func seedConsoleLogs(ctx context.Context, b *benchDB, s consoleSeed, now time.Ti
 	}
 	n := s.logs
 	spanSec := int64(consoleSpan / time.Second)
-	from := now.Add(-consoleSpan).Format("2006-01-02 15:04:05")
+	from := now.Add(-consoleSpan).In(b.loc).Format("2006-01-02 15:04:05")
 	runningFrom := n - n*int64(consoleRunningSpan/time.Second)/spanSec // rows younger than this are running
 	hot := max(1, s.jobs/100)
 	// k: row number; j: job index (half the rows from the hot 1 %); h: 0..9999 picks the

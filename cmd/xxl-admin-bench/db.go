@@ -46,7 +46,7 @@ func createDB(ctx context.Context, server *mysql.Config, name string) (*benchDB,
 	c := server.Clone()
 	c.DBName = name
 	c.ParseTime = true
-	c.Loc = time.Local
+	c.Loc = adminZone(server)
 	// One round trip per statement: the limit loop is meant to be the best case.
 	c.InterpolateParams = true
 	c.MaxAllowedPacket = 0
@@ -58,7 +58,14 @@ func createDB(ctx context.Context, server *mysql.Config, name string) (*benchDB,
 		db.Close()
 		return nil, fmt.Errorf("schema init: %w", err)
 	}
-	return &benchDB{server: server, name: name, db: db, loc: time.Local}, nil
+	return &benchDB{server: server, name: name, db: db, loc: c.Loc}, nil
+}
+
+// sqlTime is t as a DATETIME (TIMESTAMP) literal: its wall clock in the zone the admin
+// reads the column in. Seeded times come from this process, not from the server's
+// NOW(), which is in the server's own zone.
+func (b *benchDB) sqlTime(t time.Time) string {
+	return t.In(b.loc).Format("'2006-01-02 15:04:05'")
 }
 
 func openPool(c *mysql.Config, n int) (*sql.DB, error) {
@@ -94,7 +101,7 @@ func (b *benchDB) seedGroups(ctx context.Context, lists []string, auto bool, app
 		if auto {
 			typ, list = 0, nil
 		}
-		id, err := b.insertIDs(ctx, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, ?, ?, ?, NOW())",
+		id, err := b.insertIDs(ctx, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, ?, ?, ?, "+b.sqlTime(time.Now())+")",
 			1, app(i), "bench "+strconv.Itoa(i), typ, list)
 		if err != nil {
 			return nil, fmt.Errorf("insert group: %w", err)
@@ -109,6 +116,7 @@ func (b *benchDB) seedGroups(ctx context.Context, lists []string, auto bool, app
 func (b *benchDB) seedJobs(ctx context.Context, n int, groups []int, mix, route string) ([]int, error) {
 	const batch = 500
 	ids := make([]int, 0, n)
+	now := b.sqlTime(time.Now())
 	for start := 0; start < n; start += batch {
 		end := min(start+batch, n)
 		var sb strings.Builder
@@ -121,8 +129,8 @@ func (b *benchDB) seedJobs(ctx context.Context, n int, groups []int, mix, route 
 			if mix == "fixrate" || (mix == "both" && i%2 == 1) {
 				typ, conf = "FIX_RATE", "1"
 			}
-			fmt.Fprintf(&sb, "(%d, 'bench job %d', NOW(), NOW(), 'bench', '', '%s', '%s', 'DO_NOTHING', '%s', 'benchHandler', '', 'SERIAL_EXECUTION', 0, 0, 'BEAN', '', 'init', NOW(), '', 0, 0, 0)",
-				groups[i%len(groups)], i, typ, conf, route)
+			fmt.Fprintf(&sb, "(%d, 'bench job %d', %s, %s, 'bench', '', '%s', '%s', 'DO_NOTHING', '%s', 'benchHandler', '', 'SERIAL_EXECUTION', 0, 0, 'BEAN', '', 'init', %s, '', 0, 0, 0)",
+				groups[i%len(groups)], i, now, now, typ, conf, route, now)
 		}
 		res, err := b.db.ExecContext(ctx, sb.String())
 		if err != nil {
@@ -162,6 +170,7 @@ func (b *benchDB) startJobs(ctx context.Context, firstMs int64) error {
 
 // seedRegistry inserts registry rows as if each address had just beaten.
 func (b *benchDB) seedRegistry(ctx context.Context, app func(i int) string, groups int, addrs []string) error {
+	now := b.sqlTime(time.Now())
 	for start := 0; start < len(addrs); start += 500 {
 		end := min(start+500, len(addrs))
 		var sb strings.Builder
@@ -171,7 +180,7 @@ func (b *benchDB) seedRegistry(ctx context.Context, app func(i int) string, grou
 			if i > start {
 				sb.WriteByte(',')
 			}
-			sb.WriteString("('EXECUTOR', ?, ?, NOW())")
+			sb.WriteString("('EXECUTOR', ?, ?, " + now + ")")
 			args = append(args, app(i%groups), addrs[i])
 		}
 		if _, err := b.db.ExecContext(ctx, sb.String(), args...); err != nil {
@@ -400,6 +409,7 @@ func (b *benchDB) seedSparse(ctx context.Context, n, group int) error {
 	const batch = 2000
 	y, m, d := time.Now().Date()
 	tomorrow := time.Date(y, m, d+1, 0, 0, 0, 0, time.Local)
+	now := b.sqlTime(time.Now())
 	for start := 0; start < n; start += batch {
 		end := min(start+batch, n)
 		var sb strings.Builder
@@ -410,8 +420,8 @@ func (b *benchDB) seedSparse(ctx context.Context, n, group int) error {
 			}
 			sec := (i * 7919) % 86400 // a prime stride spreads neighbours over the day
 			next := tomorrow.Add(time.Duration(sec) * time.Second).UnixMilli()
-			fmt.Fprintf(&sb, "(%d, 'daily job %d', NOW(), NOW(), 'sparse', '', 'CRON', '%d %d %d * * ?', 'DO_NOTHING', 'ROUND', 'benchHandler', '', 'SERIAL_EXECUTION', 0, 0, 'BEAN', '', 'init', NOW(), '', 1, 0, %d)",
-				group, i, sec%60, sec/60%60, sec/3600, next)
+			fmt.Fprintf(&sb, "(%d, 'daily job %d', %s, %s, 'sparse', '', 'CRON', '%d %d %d * * ?', 'DO_NOTHING', 'ROUND', 'benchHandler', '', 'SERIAL_EXECUTION', 0, 0, 'BEAN', '', 'init', %s, '', 1, 0, %d)",
+				group, i, now, now, sec%60, sec/60%60, sec/3600, now, next)
 		}
 		if _, err := b.db.ExecContext(ctx, sb.String()); err != nil {
 			return fmt.Errorf("insert daily jobs: %w", err)

@@ -148,7 +148,7 @@ func (b *benchDB) limitBatch(ctx context.Context, ids []int, groupOf map[int]int
 	}
 
 	// 2. The log rows.
-	tt := now.Truncate(time.Second).Format("'2006-01-02 15:04:05'")
+	tt := b.sqlTime(now)
 	var ins strings.Builder
 	ins.WriteString("INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, handle_code) VALUES ")
 	for i, id := range ids {

@@ -93,7 +93,7 @@ func startup(ctx context.Context, o options, server *mysql.Config, b *benchDB, r
 		if err := b.startJobs(ctx, time.Now().Truncate(time.Second).Add(7*time.Second).UnixMilli()); err != nil {
 			return err
 		}
-		if _, err := b.db.ExecContext(ctx, "UPDATE xxl_job_registry SET update_time = NOW()"); err != nil {
+		if _, err := b.db.ExecContext(ctx, "UPDATE xxl_job_registry SET update_time = "+b.sqlTime(time.Now())); err != nil {
 			return err
 		}
 		var logsBefore int64
