@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -356,8 +357,19 @@ func (s *Service) Record(ctx context.Context, p Principal, c Change) {
 
 // RecordAs writes a change to the audit log in the name of an actor without a
 // principal: a sign-in (the user about to have a session) or a failed one (the user
-// name tried, ActorAnonymous).
+// name tried, ActorAnonymous). Denied attempts are recorded sparingly (denialThrottle).
 func (s *Service) RecordAs(ctx context.Context, a Actor, c Change) {
+	if c.Outcome == OutcomeDenied {
+		now := s.clk.Now()
+		ok, skipped := s.denials.admit(a, c, now)
+		if !ok {
+			if skipped > 0 {
+				s.log.Warn("audit: repeated denied attempts not recorded", "skipped", skipped, "since", deniedWindow,
+					"actor", a.Name, "actor_kind", a.Kind, "action", c.Action, "target_kind", c.TargetKind, "target_id", c.TargetID)
+			}
+			return
+		}
+	}
 	e := schema.AuditEntry{Time: s.clk.Now().UnixMilli(), Actor: a.Name, ActorKind: a.Kind, Client: ClientOf(ctx),
 		Action: c.Action, TargetKind: c.TargetKind, TargetID: c.TargetID, Outcome: c.Outcome}
 	if e.Outcome == "" {
@@ -386,6 +398,88 @@ func (s *Service) RecordAs(ctx context.Context, a Actor, c Change) {
 	if !s.store.AfterCommit(ctx, write) {
 		write()
 	}
+}
+
+// Denied attempts are recorded sparingly, so that a script retrying with a revoked
+// token, or walking jobs out of its token's scope, cannot fill the table: one denied
+// entry per actor, action and target a minute, and at most deniedPerActor denied
+// entries per actor a minute. The others are not recorded; their number is logged at
+// most once a minute ("audit: repeated denied attempts not recorded", with the last
+// one's actor, action and target).
+const (
+	deniedWindow   = time.Minute
+	deniedPerActor = 10
+	// deniedKeysMax bounds the keys tracked; past it expired ones are swept and, if it
+	// is still full, attempts of new keys are not recorded.
+	deniedKeysMax = 10000
+)
+
+// denialThrottle counts denied entries in fixed windows per actor, action and target
+// and per actor. Its zero value is ready.
+type denialThrottle struct {
+	mu       sync.Mutex
+	windows  map[string]*deniedCount
+	skipped  int
+	reported time.Time
+}
+
+type deniedCount struct {
+	start time.Time
+	count int
+}
+
+// admit reports whether a denied attempt of a at now may be recorded; when it may
+// not, skipped is the number of attempts not recorded to log now (0: not yet).
+func (d *denialThrottle) admit(a Actor, c Change, now time.Time) (ok bool, skipped int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.windows == nil {
+		d.windows = map[string]*deniedCount{}
+	}
+	actor := a.Kind + "\x00" + a.Name
+	keys := []struct {
+		key string
+		max int
+	}{{actor, deniedPerActor}, {actor + "\x00" + c.Action + "\x00" + c.TargetKind + "\x00" + c.TargetID, 1}}
+	ok = true
+	for _, k := range keys {
+		w := d.windows[k.key]
+		if w == nil || now.Sub(w.start) >= deniedWindow {
+			if w == nil && !d.room(now) {
+				ok = false
+				continue
+			}
+			w = &deniedCount{start: now}
+			d.windows[k.key] = w
+		}
+		if w.count >= k.max {
+			ok = false
+		}
+	}
+	if ok {
+		for _, k := range keys {
+			d.windows[k.key].count++
+		}
+		return true, 0
+	}
+	d.skipped++
+	if d.reported.IsZero() || now.Sub(d.reported) >= deniedWindow {
+		skipped, d.skipped, d.reported = d.skipped, 0, now
+	}
+	return false, skipped
+}
+
+// room reports whether a new key may be tracked, sweeping expired keys when full.
+func (d *denialThrottle) room(now time.Time) bool {
+	if len(d.windows) < deniedKeysMax {
+		return true
+	}
+	for k, w := range d.windows {
+		if now.Sub(w.start) >= deniedWindow {
+			delete(d.windows, k)
+		}
+	}
+	return len(d.windows) < deniedKeysMax
 }
 
 // auditWriteTimeout bounds one audit write, so that a database that stopped answering

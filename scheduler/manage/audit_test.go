@@ -211,6 +211,43 @@ func TestAuditActors(t *testing.T) {
 	require.Equal(t, "deploy-bot", e.Actor)
 }
 
+// Denied attempts are recorded sparingly: one per actor, action and target a minute,
+// at most 10 per actor a minute; other outcomes are all recorded, and the next minute
+// starts afresh.
+func TestAuditBoundsDeniedAttempts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34, i18n.En, false)
+	ctx := context.Background()
+	bot := manage.Actor{Kind: manage.ActorAPIToken, Name: "token:7:bot"}
+	denied := func(action, target string) manage.Change {
+		return manage.Change{Action: action, TargetKind: manage.TargetJob, TargetID: target, Outcome: manage.OutcomeDenied}
+	}
+	count := func(where string, args ...any) int { return b.db.Count(t, schema.AuditTable, where, args...) }
+
+	for range 50 {
+		b.svc.RecordAs(ctx, bot, denied(manage.ActionJobStop, "1"))
+	}
+	require.Equal(t, 1, count("outcome = 'denied'"), "one per actor, action and target")
+	b.svc.RecordAs(ctx, bot, denied(manage.ActionJobStart, "1"))
+	require.Equal(t, 2, count("outcome = 'denied'"), "another action is another entry")
+	for i := range 50 {
+		b.svc.RecordAs(ctx, bot, denied(manage.ActionJobStop, strconv.Itoa(100+i)))
+	}
+	require.Equal(t, 10, count("outcome = 'denied' AND actor = ?", bot.Name), "at most 10 per actor a minute")
+	other := manage.Actor{Kind: manage.ActorAPIToken, Name: "token:8:other"}
+	b.svc.RecordAs(ctx, other, denied(manage.ActionJobStop, "1"))
+	require.Equal(t, 1, count("actor = ?", other.Name), "another actor has its own count")
+	for range 20 {
+		b.svc.RecordAs(ctx, bot, manage.Change{Action: manage.ActionJobStop, TargetKind: manage.TargetJob, TargetID: "1"})
+	}
+	require.Equal(t, 20, count("outcome = 'ok' AND actor = ?", bot.Name), "changes made are all recorded")
+
+	b.clk.Advance(time.Minute)
+	b.svc.RecordAs(ctx, bot, denied(manage.ActionJobStop, "1"))
+	b.svc.RecordAs(ctx, bot, denied(manage.ActionJobStop, "1"))
+	require.Equal(t, 11, count("outcome = 'denied' AND actor = ?", bot.Name), "a new minute")
+}
+
 // Inside a transaction an entry is written once it commits, and not at all when it
 // rolls back; a failed write never fails the change and goes to the log instead.
 func TestAuditTransactionsAndFailures(t *testing.T) {

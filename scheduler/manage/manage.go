@@ -93,6 +93,8 @@ type Service struct {
 	sessMu sync.Mutex
 	sess   sessionStore // nil until PrepareSessions decides
 	legacy legacyNote
+	// denials keeps repeated refusals from filling the audit log.
+	denials denialThrottle
 }
 
 // New returns a Service.

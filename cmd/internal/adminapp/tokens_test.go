@@ -25,7 +25,17 @@ type tokenBundle struct {
 
 func setupTokens(t *testing.T, layout schema.LayoutName) tokenBundle {
 	t.Helper()
-	b := setupJobAPI(t, layout, nil)
+	return signInTokens(t, setupJobAPI(t, layout, nil))
+}
+
+// setupTokensOn is setupTokens on a 3.4 database on database (onMariaDB, onSQLite).
+func setupTokensOn(t *testing.T, database string) tokenBundle {
+	t.Helper()
+	return signInTokens(t, setupJobAPIOn(t, database, schema.Layout34, nil))
+}
+
+func signInTokens(t *testing.T, b jobAPIBundle) tokenBundle {
+	t.Helper()
 	c := newConsoleClient(t, b.base)
 	_, body := c.post("/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"123456"}}, "")
 	require.Contains(t, body, `"code":200`)
@@ -431,4 +441,45 @@ func TestAPITokenTableCreatedAtStart(t *testing.T) {
 		require.Contains(t, r.msg(), "schema upgrade")
 		require.Equal(t, 200, b.admin(t, "getJob", `{"id":1}`).Code, "the access token works as before")
 	})
+}
+
+// TestAPITokenAuditBoundsDenials: a script retrying refused changes — with a revoked
+// token, a read-only one, or out of its groups — adds a bounded number of audit
+// entries (one per token, call and job a minute, at most 10 per token), and the
+// admin's log counts the rest.
+func TestAPITokenAuditBoundsDenials(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupTokensOn(t, database)
+			b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
+				VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
+			rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
+			ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
+			gone := b.createToken(t, url.Values{"name": {"old"}, "groups": {"1"}})
+			_, body := b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(gone.ID)}}, "")
+			require.Contains(t, body, `"code":200`)
+			denied := func(tok createdToken) int {
+				return b.db.Count(t, "xxl_admin_audit", "outcome = 'denied' AND actor = ?", "token:"+strconv.Itoa(tok.ID)+":"+tok.Name)
+			}
+
+			for range 40 {
+				require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)).Code)
+				require.Equal(t, 500, b.bearer(t, ro.Secret, "stopJob", `{"id":1}`).Code)
+			}
+			require.Equal(t, 1, denied(rw), "out of its groups, 40 times")
+			require.Equal(t, 1, denied(ro), "read-only, 40 times")
+			for i := range 40 {
+				require.Equal(t, 500, b.bearer(t, ro.Secret, "startJob", `{"id":`+strconv.Itoa(1000+i)+`}`).Code)
+			}
+			require.Equal(t, 10, denied(ro), "read-only, on 40 jobs: at most 10 a minute")
+			for range 40 {
+				require.NotEqual(t, 200, b.bearer(t, gone.Secret, "removeJob", `{"id":1}`).Code)
+			}
+			require.Equal(t, 1, denied(gone), "revoked, 40 times")
+			require.Equal(t, 12, b.db.Count(t, "xxl_admin_audit", "outcome = 'denied'"))
+			require.Contains(t, b.logs.String(), "audit: repeated denied attempts not recorded")
+		})
+	}
 }
