@@ -197,14 +197,18 @@ const (
 func withID(body string, id int) string { return strings.Replace(body, "%d", strconv.Itoa(id), 1) }
 
 // TestJobOpenAPI replays the six calls of HEAD 3.5.0's job OpenAPI (wire-protocol.md
-// §4.5) over HTTP against the admin on MariaDB, on the 2.4, 3.4 and 3.5 layouts, and
-// checks the replies and the rows.
+// §4.5) over HTTP against the admin on MariaDB, on the 2.4, 3.4 and 3.5 layouts, and on
+// an embedded SQLite file, and checks the replies and the rows.
 func TestJobOpenAPI(t *testing.T) {
 	t.Parallel()
-	for _, layout := range []schema.LayoutName{schema.Layout24, schema.Layout34, schema.Layout35} {
-		t.Run(string(layout), func(t *testing.T) {
+	for _, c := range []struct {
+		database string
+		layout   schema.LayoutName
+	}{{onMariaDB, schema.Layout24}, {onMariaDB, schema.Layout34}, {onMariaDB, schema.Layout35}, {onSQLite, schema.Layout34}} {
+		layout := c.layout
+		t.Run(c.database+"/"+string(layout), func(t *testing.T) {
 			t.Parallel()
-			b := setupJobAPI(t, layout, nil)
+			b := setupJobAPIOn(t, c.database, layout, nil)
 
 			r := b.admin(t, "addJob", addJobBody)
 			require.Equal(t, "Success", r.msg())
@@ -269,7 +273,15 @@ func TestJobOpenAPI(t *testing.T) {
 // message and change nothing.
 func TestJobOpenAPIRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	b := setupJobAPI(t, schema.Layout34, nil)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testJobOpenAPIRefusesBadInput(t, setupJobAPIOn(t, database, schema.Layout34, nil))
+		})
+	}
+}
+
+func testJobOpenAPIRefusesBadInput(t *testing.T, b jobAPIBundle) {
 	jobs := b.db.Count(t, "xxl_job_info", "")
 	for name, c := range map[string]struct{ uri, body, msg string }{
 		"unknown group":   {"addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":9999`, 1), ""},
@@ -299,7 +311,15 @@ func TestJobOpenAPIRefusesBadInput(t *testing.T) {
 // wrote is refused on update.
 func TestJobOpenAPIRefusesChildLoop(t *testing.T) {
 	t.Parallel()
-	b := setupJobAPI(t, schema.Layout34, nil)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testJobOpenAPIRefusesChildLoop(t, setupJobAPIOn(t, database, schema.Layout34, nil))
+		})
+	}
+}
+
+func testJobOpenAPIRefusesChildLoop(t *testing.T, b jobAPIBundle) {
 	a := addedID(t, b.admin(t, "addJob", addJobBody))
 	c := addedID(t, b.admin(t, "addJob", addJobBody))
 	b.db.Exec(t, "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", strconv.Itoa(c), a)
@@ -314,7 +334,16 @@ func TestJobOpenAPIRefusesChildLoop(t *testing.T) {
 // blank xxl.job.accessToken does not open the job calls.
 func TestJobOpenAPIToken(t *testing.T) {
 	t.Parallel()
-	b := setupJobAPI(t, schema.Layout34, nil)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testJobOpenAPIToken(t, database)
+		})
+	}
+}
+
+func testJobOpenAPIToken(t *testing.T, database string) {
+	b := setupJobAPIOn(t, database, schema.Layout34, nil)
 	jobs := b.db.Count(t, "xxl_job_info", "")
 	for name, headers := range map[string][]string{
 		"missing":  nil,
@@ -329,7 +358,7 @@ func TestJobOpenAPIToken(t *testing.T) {
 	require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))
 
 	// Without a global token the executor calls are open, the job calls are not.
-	db := newJobAPIDB(t, schema.Layout34)
+	db := newDBOn(t, database, schema.Layout34)
 	cfg, err := config.Load([]string{"--xxl.job.accessToken="}, nil)
 	require.NoError(t, err)
 	a, err := Build(context.Background(), Options{Config: cfg, DB: db.SQL, Location: db.Loc,
@@ -414,7 +443,15 @@ func (l *countLimiter) Wait(context.Context) bool {
 // envelope and changes nothing.
 func TestJobOpenAPIRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setupJobAPI(t, schema.Layout34, &countLimiter{n: 1})
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testJobOpenAPIRateLimit(t, setupJobAPIOn(t, database, schema.Layout34, &countLimiter{n: 1}))
+		})
+	}
+}
+
+func testJobOpenAPIRateLimit(t *testing.T, b jobAPIBundle) {
 	addedID(t, b.admin(t, "addJob", addJobBody))
 	jobs := b.db.Count(t, "xxl_job_info", "")
 	r := b.admin(t, "addJob", addJobBody)

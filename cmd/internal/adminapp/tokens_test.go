@@ -85,14 +85,22 @@ func writeBodies(id int, group int) map[string]string {
 }
 
 // TestAPITokenScope creates scoped tokens in the console and replays the scope rules
-// over HTTP on MariaDB: a token of group 1 can neither read nor touch group 2, a
+// over HTTP on MariaDB and on an embedded SQLite file: a token of group 1 can neither read nor touch group 2, a
 // read-only token cannot write, revoked and expired tokens fail, and the secret is
 // neither stored nor shown again.
 func TestAPITokenScope(t *testing.T) {
 	t.Parallel()
-	b := setupTokens(t, schema.Layout34)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testAPITokenScope(t, setupTokensOn(t, database))
+		})
+	}
+}
+
+func testAPITokenScope(t *testing.T, b tokenBundle) {
 	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-		VALUES (2, 'app-b', 'B', 1, ?, NOW())`, b.exec)
+		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
 	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
 	require.Equal(t, 200, b.admin(t, "triggerJob", `{"id":`+strconv.Itoa(other)+`}`).Code)
 	var otherLog int64
@@ -356,7 +364,15 @@ func TestAPITokenScope(t *testing.T) {
 // credentials keep working.
 func TestAPITokenWithoutTable(t *testing.T) {
 	t.Parallel()
-	b := setupTokens(t, schema.Layout34)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testAPITokenWithoutTable(t, setupTokensOn(t, database))
+		})
+	}
+}
+
+func testAPITokenWithoutTable(t *testing.T, b tokenBundle) {
 	b.db.Exec(t, "DROP TABLE xxl_admin_api_token")
 	r := b.bearer(t, "xat_"+strings.Repeat("A", 43), "getJob", `{"id":1}`)
 	require.Equal(t, 500, r.Code)
@@ -372,9 +388,17 @@ func TestAPITokenWithoutTable(t *testing.T) {
 // attempts are in the audit log with who and from where — and the secret is not.
 func TestAPITokenAudit(t *testing.T) {
 	t.Parallel()
-	b := setupTokens(t, schema.Layout34)
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testAPITokenAudit(t, setupTokensOn(t, database))
+		})
+	}
+}
+
+func testAPITokenAudit(t *testing.T, b tokenBundle) {
 	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-		VALUES (2, 'app-b', 'B', 1, ?, NOW())`, b.exec)
+		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
 	rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
 	ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
 	actor := "token:" + strconv.Itoa(rw.ID) + ":deploy"
