@@ -60,8 +60,12 @@ func verdict(r *Run) (bool, string) {
 // repeated -probe-retries times), growing by half from -capacity-from while they pass
 // and shrinking by a third while they fail, then bisects the bracket to
 // -capacity-resolution; the best rate found then runs for -duration with the limit
-// loop after it. A confirming run that fails steps down 5 % and runs again (three
-// times at most). Every run has a fresh database and admin.
+// loop after it. A confirming run that fails steps down 10 % and runs again (six times
+// at most): where the database's disk falls behind only after a while, short probes
+// pass rates that a whole window does not. Every run has a fresh database and admin.
+// confirmTries bounds the confirming runs of a capacity search (see capacity).
+const confirmTries = 6
+
 func capacity(ctx context.Context, o options, server *mysql.Config, res *Result) error {
 	c := &Capacity{}
 	probe := func(rate int, confirming bool) (*Result, error) {
@@ -117,7 +121,7 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 			break
 		}
 	}
-	for try := 0; lo > 0 && try < 3; try++ {
+	for try := 0; lo > 0 && try < confirmTries; try++ {
 		pr, err := probe(lo, true)
 		if err != nil {
 			return err
@@ -134,7 +138,7 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 			}
 			break
 		}
-		lo = round(lo * 95 / 100)
+		lo = round(lo * 90 / 100)
 	}
 	res.Capacity = c
 	return nil
