@@ -17,15 +17,7 @@ import (
 // backend's pid.
 func holdPostgresScheduleLock(t *testing.T, p *schematest.Postgres) (pid int64, release func()) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := p.SQL.Conn(ctx)
-	require.NoError(t, err)
-	require.NoError(t, conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid))
-	tx, err := conn.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	var name string
-	require.NoError(t, tx.QueryRowContext(ctx, "SELECT lock_name FROM xxl_job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE").Scan(&name))
-	return pid, func() { _ = tx.Rollback(); _ = conn.Close() }
+	return holdLockRow(t, p.SQL, "SELECT pg_backend_pid()")
 }
 
 // On PostgreSQL the scan's transaction waits for the schedule lock no longer than

@@ -18,10 +18,17 @@ import (
 // connection's id.
 func holdScheduleLock(t *testing.T, db *schematest.DB) (connID int64, release func()) {
 	t.Helper()
+	return holdLockRow(t, db.SQL, "SELECT CONNECTION_ID()")
+}
+
+// holdLockRow takes schedule_lock FOR UPDATE on a connection of its own and keeps it
+// until the returned func; idQuery reads that connection's id on the server.
+func holdLockRow(t *testing.T, db *sql.DB, idQuery string) (connID int64, release func()) {
+	t.Helper()
 	ctx := context.Background()
-	conn, err := db.SQL.Conn(ctx)
+	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
-	require.NoError(t, conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&connID))
+	require.NoError(t, conn.QueryRowContext(ctx, idQuery).Scan(&connID))
 	tx, err := conn.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	var name string

@@ -101,6 +101,19 @@ func verifyFires(t *testing.T, db *sql.DB, count func(t testing.TB, table, where
 	return total
 }
 
+// soakDuration is how long the soak tests run: 20 s in CI, XXL_SOAK_DURATION (e.g.
+// 2m or 30m) for the documented soaks.
+func soakDuration(t *testing.T) time.Duration {
+	t.Helper()
+	v := os.Getenv("XXL_SOAK_DURATION")
+	if v == "" {
+		return 20 * time.Second
+	}
+	d, err := time.ParseDuration(v)
+	require.NoError(t, err, "XXL_SOAK_DURATION")
+	return d
+}
+
 // Three admin processes share one database and 300 jobs firing every
 // second; every due fire happens exactly once. CI runs 20 s; the documented soak sets
 // XXL_SOAK_DURATION (e.g. 2m or 30m).
@@ -109,12 +122,7 @@ func TestThreeAdminsSoak(t *testing.T) {
 		t.Skip("builds the binary and runs three admins; skipped with -short")
 	}
 	t.Parallel()
-	d := 20 * time.Second
-	if v := os.Getenv("XXL_SOAK_DURATION"); v != "" {
-		var err error
-		d, err = time.ParseDuration(v)
-		require.NoError(t, err, "XXL_SOAK_DURATION")
-	}
+	d := soakDuration(t)
 	c := startCluster(t, 3, 300)
 	time.Sleep(time.Until(time.UnixMilli(c.first).Add(d)))
 	c.stopAll(t)

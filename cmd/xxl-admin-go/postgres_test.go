@@ -225,12 +225,7 @@ func TestThreeAdminsSoakPostgres(t *testing.T) {
 		t.Skip("builds the binary and runs three admins; skipped with -short")
 	}
 	t.Parallel()
-	d := 20 * time.Second
-	if v := os.Getenv("XXL_SOAK_DURATION"); v != "" {
-		var err error
-		d, err = time.ParseDuration(v)
-		require.NoError(t, err, "XXL_SOAK_DURATION")
-	}
+	d := soakDuration(t)
 	c := startPostgresCluster(t, 3, 300)
 	time.Sleep(time.Until(time.UnixMilli(c.first).Add(d)))
 	total := c.stopAllAndVerify(t, 0)
@@ -262,12 +257,7 @@ func TestThreeAdminsSoakPostgresPartitioned(t *testing.T) {
 		t.Skip("builds the binary and runs three admins; skipped with -short")
 	}
 	t.Parallel()
-	d := 20 * time.Second
-	if v := os.Getenv("XXL_SOAK_DURATION"); v != "" {
-		var err error
-		d, err = time.ParseDuration(v)
-		require.NoError(t, err, "XXL_SOAK_DURATION")
-	}
+	d := soakDuration(t)
 	c := startPostgresCluster(t, 3, 300, "--xxl.admin.cluster.mode=partitioned")
 	time.Sleep(time.Until(time.UnixMilli(c.first).Add(d)))
 	total := c.stopAllAndVerify(t, 0)
