@@ -175,7 +175,7 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 	require.Eventually(t, cond, limit, 200*time.Millisecond, what)
 }
 
-// The issue's end-to-end check with real executors nobody here wrote (npm xxl-job
+// The end-to-end check with real executors nobody here wrote (npm xxl-job
 // 0.1.7 and the Go SDK xxl-job-executor-go v1.2.0): each registers over the 2.x
 // context path, shows up in the group's address list, a `*/2 * * * * ?` job fires on
 // schedule with its results landing as handle_code 200, and a failing handler is

@@ -96,7 +96,7 @@ func countLogs(t *testing.T, path string, job, handleCode int) int {
 	return n
 }
 
-// The first-start check, with the Go SDK and the npm xxl-job executor: with no
+// The first-start check, with the Go SDK and the npm xxl-job executor: with no
 // datasource the admin creates the embedded file with seed rows and says where the
 // console is and how to log in; a second admin on the same file is refused; the
 // executor registers, a job fires every second and its results land; after a restart

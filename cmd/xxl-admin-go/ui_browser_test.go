@@ -198,7 +198,7 @@ func (b *browser) selectValue(sel, value string) {
 	require.True(b.t, ok, "select %s = %s", sel, value)
 }
 
-// The browser walk-through, against the assembled admin on a fresh database
+// The console's browser walk-through, against the assembled admin on a fresh database
 // with a fake executor: sign in, create an executor, create a CRON job, run it once,
 // follow its live output to the end, edit a GLUE script, create a user, switch the
 // language — with no console error on any page, no markup from data, and a
