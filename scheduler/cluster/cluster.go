@@ -165,7 +165,7 @@ func (l *Leaser) interval() time.Duration {
 	return q - q/10 + time.Duration(rand.Int64N(int64(q/5)+1))
 }
 
-// Start runs lease rounds in the background until Stop. The first round runs at once.
+// Start runs lease rounds in the background, the first one immediately, until Stop.
 func (l *Leaser) Start() {
 	l.started.Store(true)
 	go l.run()
