@@ -370,3 +370,16 @@ func (r UpgradeResult) String() string {
 	}
 	return b.String()
 }
+
+// createOwnTable creates t when it is missing, as `schema upgrade` does. It needs the
+// CREATE privilege; no other table is touched.
+func (s *Store) createOwnTable(ctx context.Context, t OwnTable) error {
+	script, err := t.script(s.d)
+	if err != nil {
+		return err
+	}
+	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
+		return fmt.Errorf("create table %s: %w", t.Name, err)
+	}
+	return nil
+}

@@ -92,14 +92,7 @@ func (s *Store) HasSessionTable(ctx context.Context) (bool, error) {
 // CreateSessionTable creates xxl_admin_session when it is missing, as `schema upgrade`
 // does. It needs the CREATE privilege; no other table is touched.
 func (s *Store) CreateSessionTable(ctx context.Context) error {
-	script, err := sessionOwnTable.script(s.d)
-	if err != nil {
-		return err
-	}
-	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
-		return fmt.Errorf("create table %s: %w", SessionTable, err)
-	}
-	return nil
+	return s.createOwnTable(ctx, sessionOwnTable)
 }
 
 var sessionCols = []string{"id", "user_id", "kind", "user_mark", "create_time", "expire_time"}

@@ -135,14 +135,7 @@ func (s *Store) HasAuditTable(ctx context.Context) (bool, error) {
 // CreateAuditTable creates xxl_admin_audit when it is missing, as `schema upgrade`
 // does. It needs the CREATE privilege; no other table is touched.
 func (s *Store) CreateAuditTable(ctx context.Context) error {
-	script, err := auditOwnTable.script(s.d)
-	if err != nil {
-		return err
-	}
-	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
-		return fmt.Errorf("create table %s: %w", AuditTable, err)
-	}
-	return nil
+	return s.createOwnTable(ctx, auditOwnTable)
 }
 
 var auditCols = []string{"id", "create_time", "actor", "actor_kind", "client", "action", "target_kind", "target_id", "changes", "outcome"}

@@ -111,14 +111,7 @@ func (s *Store) HasAPITokenTable(ctx context.Context) (bool, error) {
 // CreateAPITokenTable creates xxl_admin_api_token when it is missing, as `schema
 // upgrade` does. It needs the CREATE privilege; no other table is touched.
 func (s *Store) CreateAPITokenTable(ctx context.Context) error {
-	script, err := apiTokenOwnTable.script(s.d)
-	if err != nil {
-		return err
-	}
-	if err := execScript(ctx, s.db, IsSQLite(s.db), script); err != nil {
-		return fmt.Errorf("create table %s: %w", APITokenTable, err)
-	}
-	return nil
+	return s.createOwnTable(ctx, apiTokenOwnTable)
 }
 
 // InsertAPIToken stores a new token and returns its id.

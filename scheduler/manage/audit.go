@@ -526,18 +526,29 @@ func itoa(id int) string { return strconv.Itoa(id) }
 // it warns once; entries are then written to the log instead (see Record) until
 // `xxl-admin-go schema upgrade` adds the table.
 func (s *Service) PrepareAudit(ctx context.Context) {
-	ok, err := s.store.HasAuditTable(ctx)
+	s.prepareTable(ctx, schema.AuditTable, "audit log", "entries go to this log only",
+		s.store.HasAuditTable, s.store.CreateAuditTable)
+}
+
+// prepareTable creates a table of this admin's own at start when it is missing (the
+// admin of an embedded file holds it, so `schema upgrade` cannot run beside it). When
+// the table cannot be created, or the database does not answer, it warns once, saying
+// what goes without the table (without) until `schema upgrade` adds it. feature names
+// what the table serves in both lines.
+func (s *Service) prepareTable(ctx context.Context, table, feature, without string,
+	has func(context.Context) (bool, error), create func(context.Context) error) {
+	ok, err := has(ctx)
 	if err == nil && ok {
 		return
 	}
 	if err == nil {
-		if err = s.store.CreateAuditTable(ctx); err == nil {
-			s.log.Info("created table " + schema.AuditTable + " for the audit log")
+		if err = create(ctx); err == nil {
+			s.log.Info("created table " + table + " for the " + feature)
 			return
 		}
 	}
-	s.log.Warn("audit log: table "+schema.AuditTable+" is missing and could not be created; entries go to this log "+
-		"only until `xxl-admin-go schema upgrade` adds it", "err", err)
+	s.log.Warn(feature+": table "+table+" is missing and could not be created; "+without+
+		" until `xxl-admin-go schema upgrade` adds it", "err", err)
 }
 
 // ParseAuditTime reads a time filter of the Audit page in the service's zone:

@@ -279,23 +279,11 @@ func (s *Service) TokenPrincipal(ctx context.Context, secret string) (Principal,
 }
 
 // PrepareTokens creates xxl_admin_api_token when it is missing (the wiring calls it
-// at start), as the embedded database's admin holds the file and `schema upgrade`
-// cannot run beside it. When the database user may not create it, or the database
-// does not answer, it warns once; bearer calls and the API tokens page then name the
-// fix (console_token_no_table).
+// at start; see prepareTable). Without it, bearer calls and the API tokens page name
+// the fix (console_token_no_table).
 func (s *Service) PrepareTokens(ctx context.Context) {
-	ok, err := s.store.HasAPITokenTable(ctx)
-	if err == nil && ok {
-		return
-	}
-	if err == nil {
-		if err = s.store.CreateAPITokenTable(ctx); err == nil {
-			s.log.Info("created table " + schema.APITokenTable + " for the API tokens")
-			return
-		}
-	}
-	s.log.Warn("api tokens: table "+schema.APITokenTable+" is missing and could not be created; "+
-		"scoped API tokens do not work until `xxl-admin-go schema upgrade` adds it", "err", err)
+	s.prepareTable(ctx, schema.APITokenTable, "api tokens", "scoped API tokens do not work",
+		s.store.HasAPITokenTable, s.store.CreateAPITokenTable)
 }
 
 // tokenTableErr turns the failure of a statement on a database without
