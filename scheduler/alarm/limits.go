@@ -97,15 +97,18 @@ func markdownCost(raw string) int { return len(MarkdownText(raw)) }
 func slackCost(raw string) int { return utf8.RuneCountInString(SlackText(raw)) }
 
 // jsonCost is the bytes a rune takes in a JSON string as Request encodes it.
-func jsonCost(raw string) int { return len(jsonString(raw)) - 2 }
+func jsonCost(raw string) int {
+	b, _ := encodeJSON(raw)
+	return len(b) - 2
+}
 
-// jsonString encodes v as Request does (no HTML escaping), without the final newline.
-func jsonString(v any) []byte {
+// encodeJSON encodes v as a request body: no HTML escaping, no final newline.
+func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil
+		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

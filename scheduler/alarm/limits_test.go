@@ -133,6 +133,11 @@ func TestChatMessagesKeepWithinTheirLimits(t *testing.T) {
 		text = text[i+1:]
 	}
 
+	jsonString := func(v any) []byte {
+		b, err := encodeJSON(v)
+		require.NoError(t, err)
+		return b
+	}
 	f := longAlarm(strings.Repeat("\"\x01", 500), "x")
 	feishu := budget{max: 1200, cost: jsonCost,
 		size: func(m [2]string) int { return len(jsonString(feishuPost(f, m))) }}.fit(logMessages(f))

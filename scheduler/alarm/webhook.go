@@ -206,13 +206,9 @@ func (w *Webhook) Request(a Alarm) (target string, body []byte, header http.Head
 	default:
 		return "", nil, nil, fmt.Errorf("webhook %s: unknown kind %q", w.Name, w.Kind)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(msg); err != nil {
+	if body, err = encodeJSON(msg); err != nil {
 		return "", nil, nil, err
 	}
-	body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	if w.Kind == KindGeneric && w.Secret != "" {
 		ts := strconv.FormatInt(t.UnixMilli(), 10)
 		header.Set("X-Xxl-Timestamp", ts)
@@ -396,7 +392,10 @@ type feishuMsg struct {
 // messages are cut so that the JSON body takes at most feishuMax bytes.
 func feishuBody(a Alarm) feishuMsg {
 	msgs := budget{max: feishuMax, cost: jsonCost,
-		size: func(m [2]string) int { return len(jsonString(feishuPost(a, m))) }}.fit(logMessages(a))
+		size: func(m [2]string) int {
+			b, _ := encodeJSON(feishuPost(a, m))
+			return len(b)
+		}}.fit(logMessages(a))
 	return feishuPost(a, msgs)
 }
 
