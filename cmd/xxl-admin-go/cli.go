@@ -176,7 +176,7 @@ Every key: docs/CONFIGURATION.md. A command's own help: xxl-admin-go help COMMAN
 // commandHelp is `xxl-admin-go NAME --help`.
 func commandHelp(c *command) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Usage: xxl-admin-go %s %s\n\n%s.\n\n%s\n", c.name, c.args, strings.ToUpper(c.summary[:1])+c.summary[1:], c.help)
+	fmt.Fprintf(&b, "Usage: %s\n\n%s.\n\n%s\n", strings.TrimSpace("xxl-admin-go "+c.name+" "+c.args), strings.ToUpper(c.summary[:1])+c.summary[1:], c.help)
 	if len(c.options) > 0 {
 		b.WriteString("\nOptions:\n")
 		for _, o := range c.options {
