@@ -212,7 +212,7 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "jobs", "jobs_title")
+	p := u.newListPage(c, "jobs", "jobs_title", &jobsList)
 	opts := u.jobOptions(p)
 	selected := queryInt(c, "jobGroup", 0)
 	if !pr.CanGroup(selected) && selected > 0 {
@@ -307,7 +307,7 @@ func (u *UI) logs(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "logs", "logs_title")
+	p := u.newListPage(c, "logs", "logs_title", &logsList)
 	group, jobID := queryInt(c, "jobGroup", 0), queryInt(c, "jobId", 0)
 	jobLabel := ""
 	if jobID > 0 {
@@ -393,7 +393,7 @@ func (u *UI) groups(c *fiber.Ctx) error {
 	if !pr.Admin() {
 		return u.errorPage(c, errAdminOnly)
 	}
-	p := u.newPage(c, "groups", "groups_title")
+	p := u.newListPage(c, "groups", "groups_title", &groupsList)
 	titleMax := 64
 	if u.Manage.Layout().Name == schema.Layout24 {
 		titleMax = 12
@@ -411,7 +411,7 @@ func (u *UI) users(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "users", "users_title")
+	p := u.newListPage(c, "users", "users_title", &usersList)
 	p.Boot["groups"] = groupRefs(groups)
 	p.Data = struct{ Groups []groupRef }{groupRefs(groups)}
 	return u.render(c, fiber.StatusOK, p)

@@ -136,7 +136,7 @@ func (u *UI) loadAssets() error {
 var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "help", "error"}
 
 func (u *UI) loadTemplates() error {
-	base, err := template.ParseFS(templateFS, "templates/layout.html")
+	base, err := template.ParseFS(templateFS, "templates/layout.html", "templates/list.html")
 	if err != nil {
 		return fmt.Errorf("ui templates: %w", err)
 	}
@@ -205,6 +205,8 @@ type page struct {
 	Boot    map[string]any
 	Scripts []string
 	Data    any
+	// List is the list partial's configuration on list pages, nil elsewhere.
+	List *listSpec
 	// Warnings are the security banner's lines (text keys), shown to administrators.
 	Warnings []string
 

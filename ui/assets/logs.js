@@ -3,33 +3,38 @@
 'use strict';
 
 (() => {
-  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, fmtDate, pager,
-    tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery, range, serverTime, msgBlock } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#logs-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { listPage, t, el, clear, api, toast, openDialog, confirmDialog, infoDialog, fmtDate,
+    rowMenu, badge, boot, readQuery, range, serverTime, msgBlock } = App;
   const jobIn = document.getElementById('f-job');
   const jobList = document.getElementById('job-options');
   const rangeSel = document.getElementById('f-range');
   const fromIn = document.getElementById('f-from');
   const toIn = document.getElementById('f-to');
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
-  const COLS = 7;
 
+  const list = listPage({
+    endpoint: '/joblog/pageList', table: 'logs-table', row, reloadOn: ['logStatus'],
+    fields: { jobGroup: '0', logStatus: '-1' },
+    params: () => { applyRange(); return { jobId: state.jobId, filterTime: filterTime() }; },
+    query: () => ({
+      jobId: state.jobId || '', range: rangeSel.value === 'today' ? '' : rangeSel.value,
+      from: rangeSel.value === 'custom' ? dt(fromIn.value) : '', to: rangeSel.value === 'custom' ? dt(toIn.value) : '',
+    }),
+    prepare: nameJobs,
+    // Runs still going: look again soon while the page is visible.
+    again: (rows) => rows.some((r) => r.triggerCode === 200 && r.handleCode === 0),
+    submit: checkFilters,
+    reset: () => { jobIn.value = ''; state.jobId = 0; rangeSel.value = 'today'; },
+  });
+  const { filters, state, load, reload } = list;
+  state.jobId = boot.jobId || 0;
+  filters.jobGroup.value = String(boot.group || 0); // the page's job decides its group
   const q = readQuery();
-  const state = {
-    jobId: boot.jobId || 0,
-    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
-    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
-  };
-  if (q.has('logStatus')) filters.logStatus.value = q.get('logStatus');
   if (q.has('range') && rangeSel.querySelector('option[value="' + CSS.escape(q.get('range')) + '"]')) rangeSel.value = q.get('range');
   if (rangeSel.value === 'custom') {
     fromIn.value = q.get('from') || '';
     toIn.value = q.get('to') || '';
   }
-
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
 
   // applyRange fills the time fields from the chosen preset (recomputed on every load,
   // so "last hour" moves with the clock).
@@ -67,43 +72,6 @@
   function parseJob() {
     const m = /^\s*#?(\d+)/.exec(jobIn.value);
     return m ? +m[1] : 0;
-  }
-
-  let seq = 0;
-  let refreshTimer = 0;
-  async function load() {
-    const my = ++seq;
-    clearTimeout(refreshTimer);
-    applyRange();
-    const params = {
-      jobGroup: filters.jobGroup.value, jobId: state.jobId, logStatus: filters.logStatus.value, filterTime: filterTime(),
-    };
-    writeQuery({
-      jobGroup: params.jobGroup === '0' ? '' : params.jobGroup, jobId: state.jobId || '', logStatus: params.logStatus === '-1' ? '' : params.logStatus,
-      range: rangeSel.value === 'today' ? '' : rangeSel.value,
-      from: rangeSel.value === 'custom' ? dt(fromIn.value) : '', to: rangeSel.value === 'custom' ? dt(toIn.value) : '',
-      offset: state.offset || '', size: state.size === 20 ? '' : state.size,
-    });
-    tbody.classList.add('loading');
-    try {
-      const page = await api('/joblog/pageList', { ...params, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      const rows = page.data || [];
-      const total = page.total || 0;
-      await nameJobs(rows);
-      if (my !== seq) return;
-      totalBadge.textContent = total.toLocaleString();
-      tableRows(tbody, rows, COLS, row);
-      pg.render(total, state.offset, state.size);
-      // Runs still going: look again soon while the page is visible.
-      if (rows.some((r) => r.triggerCode === 200 && r.handleCode === 0)) {
-        refreshTimer = setTimeout(() => { if (!document.hidden && !document.querySelector('dialog[open]')) load(); }, 5000);
-      }
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    } finally {
-      if (my === seq) tbody.classList.remove('loading');
-    }
   }
 
   // Job descriptions of a page's rows, in one request for the whole page (the list's
@@ -195,8 +163,8 @@
     clearTimeout(jobTimer);
     jobTimer = setTimeout(fillJobs, 250);
     const id = parseJob();
-    if (id && /·/.test(jobIn.value)) { state.jobId = id; state.offset = 0; load(); }
-    if (!jobIn.value.trim() && state.jobId) { state.jobId = 0; state.offset = 0; load(); }
+    if (id && /·/.test(jobIn.value)) { state.jobId = id; reload(); }
+    if (!jobIn.value.trim() && state.jobId) { state.jobId = 0; reload(); }
   });
 
   async function resolveJob() {
@@ -215,38 +183,27 @@
     return false;
   }
 
-  filters.addEventListener('submit', async (e) => {
-    e.preventDefault();
+  // checkFilters completes the typed times and finds the typed job before a search.
+  async function checkFilters() {
     for (const f of [fromIn, toIn]) {
       f.value = dt(f.value);
       if (!validTime(f.value)) {
         toast((f === fromIn ? t('logs_filter_from') : t('logs_filter_to')) + ': yyyy-MM-dd HH:mm:ss', 'error');
         f.focus();
-        return;
+        return false;
       }
     }
-    if (!(await resolveJob())) return;
-    state.offset = 0;
-    load();
-  });
-  filters.addEventListener('reset', () => setTimeout(() => {
-    jobIn.value = '';
-    state.jobId = 0;
-    rangeSel.value = 'today';
-    state.offset = 0;
-    load();
-  }, 0));
+    return resolveJob();
+  }
+
   filters.jobGroup.addEventListener('change', () => {
     jobIn.value = '';
     state.jobId = 0;
     clear(jobList);
-    state.offset = 0;
-    load();
+    reload();
   });
-  filters.logStatus.addEventListener('change', () => { state.offset = 0; load(); });
-  rangeSel.addEventListener('change', () => { state.offset = 0; load(); });
+  rangeSel.addEventListener('change', reload);
   for (const f of [fromIn, toIn]) f.addEventListener('input', () => { rangeSel.value = 'custom'; });
-  document.getElementById('btn-refresh').addEventListener('click', load);
 
   // Clean-up.
   const dlgClear = document.getElementById('dlg-clear');
@@ -270,8 +227,7 @@
     try {
       await api('/joblog/clearLog', { jobGroup: filters.jobGroup.value, jobId: state.jobId, type });
       toast(t('logs_clear_done'));
-      state.offset = 0;
-      load();
+      reload();
     } catch (err) {
       toast(err.message, 'error');
     }
