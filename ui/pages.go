@@ -2,11 +2,13 @@ package ui
 
 import (
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
@@ -329,6 +331,7 @@ func (u *UI) logs(c *fiber.Ctx) error {
 	}
 	p.Boot["groups"] = groupRefs(groups)
 	p.Boot["group"] = group
+	p.Boot["rewordings"] = rewordings(p.lang)
 	p.Boot["jobId"] = jobID
 	p.Boot["jobLabel"] = jobLabel
 	p.Data = struct {
@@ -339,6 +342,23 @@ func (u *UI) logs(c *fiber.Ctx) error {
 		Rules    []option
 	}{groupRefs(groups), group, jobID, jobLabel, clearRules(p)}
 	return u.render(c, fiber.StatusOK, p)
+}
+
+// rewordings pair the fixed texts of stored trigger and result messages — the log
+// texts and the routing strategies' titles, in every language — with l's, longest
+// first, for the pages that show those messages (App.reword).
+func rewordings(l i18n.Lang) [][2]string {
+	out := i18n.Rewordings(l)
+	for _, name := range route.Names() {
+		want := route.Title(name, string(l))
+		for _, other := range []i18n.Lang{i18n.ZhCN, i18n.ZhTC, i18n.En} {
+			if from := route.Title(name, string(other)); from != want {
+				out = append(out, [2]string{from, want})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i][0]) > len(out[j][0]) })
+	return out
 }
 
 // jobRefLabel is how the log filter shows a job: "12 · nightly export".
@@ -379,6 +399,7 @@ func (u *UI) console(c *fiber.Ctx) error {
 	p.Boot["triggerCode"] = l.TriggerCode
 	p.Boot["handleCode"] = l.HandleCode
 	p.Boot["triggerMsg"] = l.TriggerMsg
+	p.Boot["rewordings"] = rewordings(p.lang)
 	p.Boot["handleMsg"] = l.HandleMsg
 	p.Data = struct {
 		Log     schema.Log

@@ -61,8 +61,9 @@ type Deps struct {
 	AlarmChannels []string
 }
 
-// LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en").
-const LangCookie = "xxl_admin_lang"
+// LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en"); the
+// console's JSON answers speak it too.
+const LangCookie = console.LangCookie
 
 // UI is the mounted web interface.
 type UI struct {
@@ -347,11 +348,11 @@ func (u *UI) render(c *fiber.Ctx, status int, p *page) error {
 // 200, as upstream's error pages: browsers log any other status as a console error.
 func (u *UI) errorPage(c *fiber.Ctx, err error) error {
 	p := u.newPage(c, "error", "common_error_title")
-	msg := u.Manage.T("console_db_error")
+	msg := manage.MsgIn(p.lang, "console_db_error")
 	var me *manage.Error
 	switch {
 	case errors.As(err, &me):
-		msg = me.Msg
+		msg = me.In(p.lang)
 	case errors.Is(err, errAdminOnly):
 		msg = p.T("common_admin_only")
 	case errors.Is(err, schema.ErrNotFound):

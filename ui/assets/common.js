@@ -64,7 +64,7 @@ const App = (() => {
     try {
       res = await fetch(boot.base + path, {
         method: 'POST', body, credentials: 'same-origin', redirect: 'manual',
-        headers: { Accept: 'application/json' },
+        headers: { Accept: 'application/json', 'X-Xxl-Admin-Lang': boot.lang || '' },
       });
     } catch (e) {
       throw new ApiError(t('common_network'));
@@ -106,6 +106,9 @@ const App = (() => {
     if (!dlg.dataset.wired) {
       dlg.dataset.wired = '1';
       $$('[data-close]', dlg).forEach((b) => b.addEventListener('click', () => dlg.close('cancel')));
+      // An error answers the input it was given: once that changes, it goes.
+      const form = $('form', dlg);
+      if (form) for (const ev of ['input', 'change']) form.addEventListener(ev, () => formError(form, ''));
     }
     const err = $('[data-slot="error"]', dlg);
     if (err) { err.hidden = true; err.textContent = ''; }
@@ -258,10 +261,26 @@ const App = (() => {
   // badge is a coloured status label.
   const badge = (text, kind) => el('span', { class: 'badge badge-' + kind }, text);
 
+  // reword says a stored message in the page's language: the admin wrote its fixed
+  // texts in the language configured then (boot.rewordings pairs them with this
+  // language's). A trigger message is the admin's throughout; a result message
+  // ('result') is the executor's unless it is one fixed text as a whole.
+  const rewordings = boot.rewordings || [];
+  function reword(s, kind) {
+    if (kind === 'result') {
+      const p = rewordings.find((x) => x[0] === s.trim());
+      return p ? p[1] : s;
+    }
+    for (const [from, to] of rewordings) s = s.split(from).join(to);
+    return s;
+  }
+
   // msgText turns an admin-written HTML fragment (trigger and result messages keep
-  // <br> and a few spans) into plain text lines without interpreting it.
-  function msgText(html) {
+  // <br> and a few spans) into plain text lines without interpreting it; kind
+  // ('trigger' or 'result') rewords it into the page's language.
+  function msgText(html, kind) {
     if (!html) return '';
+    if (kind) html = reword(String(html), kind);
     const ents = { lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", '#x27': "'", nbsp: ' ' };
     return String(html)
       .replace(/<br\s*\/?>/gi, '\n')
@@ -271,7 +290,7 @@ const App = (() => {
       .trim();
   }
 
-  function msgBlock(html) { return el('div', { class: 'msg-text' }, msgText(html)); }
+  function msgBlock(html, kind) { return el('div', { class: 'msg-text' }, msgText(html, kind)); }
 
   // Header: language switch, user menu, password change, sign-out, sidebar toggle.
   function initChrome() {

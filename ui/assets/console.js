@@ -11,10 +11,10 @@
   const wrap = document.getElementById('console-wrap');
   const killBtn = document.getElementById('console-kill');
   const details = document.getElementById('console-details');
-  document.getElementById('console-trigger-msg').textContent = msgText(boot.triggerMsg);
+  document.getElementById('console-trigger-msg').textContent = msgText(boot.triggerMsg, 'trigger');
   const resultBox = document.getElementById('console-result');
   function showResult(html) {
-    const text = msgText(html);
+    const text = msgText(html, 'result');
     document.getElementById('console-handle-msg').textContent = text;
     resultBox.hidden = !text;
   }

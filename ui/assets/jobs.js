@@ -130,6 +130,8 @@
   let previewSeq = 0;
   function previewSoon() {
     clearTimeout(previewTimer);
+    // The refusal of the previous input goes at once, not when the next answer comes.
+    if (fireList.classList.contains('invalid')) { clear(fireList); fireList.classList.remove('invalid'); }
     previewTimer = setTimeout(preview, 300);
   }
 

@@ -97,9 +97,9 @@
     return badge(t('status_pending'), 'muted');
   }
 
-  function msgLink(title, html) {
+  function msgLink(title, html, kind) {
     if (!html) return null;
-    return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html)) }, t('common_show'));
+    return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html, kind)) }, t('common_show'));
   }
 
   function row(l) {
@@ -108,8 +108,8 @@
     const items = [
       hasOutput && { label: t('logs_rolling'), action: 'rolling', run: () => window.open(boot.base + '/joblog/logDetailPage?id=' + l.id, '_blank', 'noopener') },
       running && { label: t('logs_kill'), action: 'kill', danger: true, run: () => kill(l) },
-      { label: t('logs_trigger_msg'), action: 'trigger-msg', run: () => infoDialog(t('logs_trigger_msg'), msgBlock(l.triggerMsg)) },
-      l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg)) },
+      { label: t('logs_trigger_msg'), action: 'trigger-msg', run: () => infoDialog(t('logs_trigger_msg'), msgBlock(l.triggerMsg, 'trigger')) },
+      l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg, 'result')) },
     ];
     const g = groups.get(l.jobGroup);
     return el('tr', { dataset: { id: l.id } },
@@ -121,10 +121,10 @@
         el('div', { class: 'sub' }, g ? g.title : '', l.executorParam ? ' · ' + t('logs_param') + ': ' + l.executorParam : '',
           l.executorShardingParam ? ' · ' + t('logs_shard') + ' ' + l.executorShardingParam : '')),
       el('td', { class: 'nowrap' }, el('div', {}, fmtDate(l.triggerTime)),
-        el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg))),
+        el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg, 'trigger'))),
       el('td', { class: 'mono small' }, l.executorAddress || el('span', { class: 'muted' }, '—')),
       el('td', { class: 'nowrap' }, fmtDate(l.handleTime) || el('span', { class: 'muted' }, '—')),
-      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg)),
+      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg, 'result')),
       el('td', { class: 'col-actions' },
         hasOutput ? el('a', { class: 'btn btn-sm btn-ghost', href: boot.base + '/joblog/logDetailPage?id=' + l.id, target: '_blank', rel: 'noopener', dataset: { action: 'rolling-quick' } }, t('logs_rolling')) : null,
         rowMenu(items)));
