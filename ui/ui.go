@@ -344,26 +344,32 @@ func (u *UI) render(c *fiber.Ctx, status int, p *page) error {
 }
 
 // errorPage answers a page request that cannot be served — a denied or missing row,
-// or a database problem (logged) — with the console's error page. The status stays
-// 200, as upstream's error pages: browsers log any other status as a console error.
+// or a database problem (logged) — with the console's error page. A row that does not
+// exist (an unknown or unreadable id in the URL) answers 404; the other refusals keep
+// 200, as upstream's error pages.
 func (u *UI) errorPage(c *fiber.Ctx, err error) error {
 	p := u.newPage(c, "error", "common_error_title")
 	msg := manage.MsgIn(p.lang, "console_db_error")
+	status := fiber.StatusOK
 	var me *manage.Error
 	switch {
 	case errors.As(err, &me):
 		msg = me.In(p.lang)
+		if me.Kind == manage.NotFound {
+			status = fiber.StatusNotFound
+		}
 	case errors.Is(err, errAdminOnly):
 		msg = p.T("common_admin_only")
 	case errors.Is(err, schema.ErrNotFound):
 		msg = p.T("common_not_found")
+		status = fiber.StatusNotFound
 	case errors.Is(err, errDenied):
 		msg = p.T("common_denied")
 	default:
 		u.Log.Error("page failed", "path", c.Path(), "err", err)
 	}
 	p.Data = msg
-	return u.render(c, fiber.StatusOK, p)
+	return u.render(c, status, p)
 }
 
 // Hashes of the seeded administrator password "123456": 2.x rows hold MD5, 3.2+ rows

@@ -178,20 +178,27 @@ func TestPagesForNormalUsers(t *testing.T) {
 	require.NotContains(t, glue.body, `id="glue-save"`)
 	has(t, glue, "readonly", "page")
 
-	// Refusals are the console's error page (HTTP 200, as upstream's error pages).
-	for path, msg := range map[string]string{
-		"/jobgroup":                     "This page is for administrators.",
-		"/user":                         "This page is for administrators.",
-		"/jobcode?jobId=1":              "You have no access to this.", // group 1 is not bob's
-		"/joblog?jobId=1":               "You have no access to this.",
-		"/jobcode?jobId=3":              "Job #3 runs a JobHandler of its executor (BEAN) and has no script.",
-		"/jobcode?jobId=999":            "Not found.",
-		"/joblog/logDetailPage?id=9999": "Not found.",
+	// Refusals are the console's error page: HTTP 200 as upstream's error pages, and
+	// 404 for an id that names nothing (unknown, or not a number at all).
+	for path, want := range map[string]struct {
+		status int
+		msg    string
+	}{
+		"/jobgroup":                     {http.StatusOK, "This page is for administrators."},
+		"/user":                         {http.StatusOK, "This page is for administrators."},
+		"/jobcode?jobId=1":              {http.StatusOK, "You have no access to this."}, // group 1 is not bob's
+		"/joblog?jobId=1":               {http.StatusOK, "You have no access to this."},
+		"/jobcode?jobId=3":              {http.StatusOK, "Job #3 runs a JobHandler of its executor (BEAN) and has no script."},
+		"/jobcode?jobId=999":            {http.StatusNotFound, "Not found."},
+		"/jobcode?jobId=abc":            {http.StatusNotFound, "Not found."},
+		"/jobcode":                      {http.StatusNotFound, "Not found."},
+		"/joblog/logDetailPage?id=9999": {http.StatusNotFound, "Not found."},
+		"/joblog/logDetailPage?id=x1":   {http.StatusNotFound, "Not found."},
 	} {
 		p := b.get(t, path, bob)
-		require.Equal(t, http.StatusOK, p.status, path)
+		require.Equal(t, want.status, p.status, path)
 		has(t, p, `data-page="error"`, path)
-		has(t, p, msg, path)
+		has(t, p, want.msg, path)
 		noMarkup(t, p, path)
 	}
 }

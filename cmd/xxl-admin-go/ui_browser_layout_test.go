@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +87,38 @@ func TestChartAndSamplesInBrowser(t *testing.T) {
 	b.shot("token-sample")
 	b.jsClick(`#dlg-secret button[value=close]`)
 	b.clean("token sample")
+
+	// An id that names nothing is the console's own 404 page.
+	for _, path := range []string{"/jobcode?jobId=abc", "/joblog/logDetailPage?id=424242"} {
+		b.open(path, "error")
+		require.Equal(t, "Not found.", eval[string](b, `document.getElementById('error-text').textContent.trim()`), path)
+	}
+	b.shot("not-found")
+	// The browser reports the 404 of each page itself, and nothing else.
+	b.cleanExpecting("not found pages", "status of 404 (Not Found) ("+b.base+"/jobcode?jobId=abc",
+		"status of 404 (Not Found) ("+b.base+"/joblog/logDetailPage?id=424242")
+}
+
+// cleanExpecting is clean for pages expected to log: every error must contain one of
+// want, and each of want must be among them.
+func (b *browser) cleanExpecting(where string, want ...string) {
+	b.t.Helper()
+	time.Sleep(150 * time.Millisecond) // errors arrive as events
+	b.mu.Lock()
+	errs := b.errs
+	b.errs = nil
+	b.mu.Unlock()
+	seen := map[string]bool{}
+	for _, e := range errs {
+		ok := false
+		for _, w := range want {
+			if strings.Contains(e, w) {
+				seen[w], ok = true, true
+			}
+		}
+		require.True(b.t, ok, "unexpected console error on %s: %s", where, e)
+	}
+	for _, w := range want {
+		require.True(b.t, seen[w], "%s: no console error containing %q (got %v)", where, w, errs)
+	}
 }
