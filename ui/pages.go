@@ -215,6 +215,7 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 		return u.errorPage(c, err)
 	}
 	p := u.newListPage(c, "jobs", "jobs_title", &jobsList)
+	p.Scripts = append([]string{"cronbuilder.js"}, p.Scripts...)
 	opts := u.jobOptions(p)
 	selected := queryInt(c, "jobGroup", 0)
 	if !pr.CanGroup(selected) && selected > 0 {

@@ -18,7 +18,7 @@ func TestServerMessagesInBrowser(t *testing.T) {
 		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
 	}
 	t.Parallel()
-	_, admin := startAdmin(t, "--xxl.job.i18n=zh_CN")
+	db, admin := startAdmin(t, "--xxl.job.i18n=zh_CN")
 	b := newBrowser(t, admin, "lang")
 
 	b.open("/toLogin", "login")
@@ -58,6 +58,27 @@ func TestServerMessagesInBrowser(t *testing.T) {
 	b.wait("five fire times", `document.querySelectorAll('#fire-times li').length === 5 && !document.querySelector('#fire-times .form-error')`, 10*time.Second)
 	b.shot("cron-fixed")
 	b.clean("job form")
+
+	// The cron builder shows a typed expression field by field, and writes one.
+	b.typeInto("#job-cron", "0 30 9 ? * MON-FRI")
+	b.jsClick("#cron-builder summary")
+	b.wait("builder open", `document.getElementById('cron-builder').open`, 5*time.Second)
+	rows := eval[[]string](b, `[...document.querySelectorAll('#cron-rows .cron-row')].map(r => r.querySelector('.cron-mode').value + ':' + r.querySelector('.cron-out').textContent)`)
+	require.Equal(t, []string{"list:0", "list:30", "list:9", "none:?", "every:*", "range:MON-FRI", "omit:—"}, rows)
+	b.selectValue(`#cron-rows .cron-row[data-field="1"] .cron-mode`, "step")
+	b.do("every 15 minutes", chromedpSetValue(`#cron-rows .cron-row[data-field="1"] .cron-in-b`, "15"))
+	b.selectValue(`#cron-rows .cron-row[data-field="2"] .cron-mode`, "list")
+	b.do("at 2 and 14", chromedpSetValue(`#cron-rows .cron-row[data-field="2"] .cron-in-text`, "2,14"))
+	b.selectValue(`#cron-rows .cron-row[data-field="6"] .cron-mode`, "range")
+	b.do("years", chromedpSetValue(`#cron-rows .cron-row[data-field="6"] .cron-in-a`, "2030"))
+	b.do("years", chromedpSetValue(`#cron-rows .cron-row[data-field="6"] .cron-in-b`, "2031"))
+	require.Equal(t, "0 30/15 2,14 ? * MON-FRI 2030-2031", eval[string](b, `document.getElementById('job-cron').value`))
+	b.wait("the built expression's fire times", `document.querySelectorAll('#fire-times li').length === 5 && document.querySelector('#fire-times li').textContent.startsWith('2030-01-01 02:30:00')`, 10*time.Second)
+	b.shot("cron-builder")
+	b.jsClick("#job-save")
+	b.wait("saved", `!document.getElementById('dlg-job').open`, 10*time.Second)
+	require.Equal(t, 1, db.Count(t, "xxl_job_info", "schedule_conf='0 30/15 2,14 ? * MON-FRI 2030-2031'"))
+	b.clean("cron builder")
 }
 
 // chromedpSetValue replaces an input's value and fires its input event, as typing does.

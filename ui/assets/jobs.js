@@ -187,6 +187,7 @@
     glueSel.disabled = mode === 'edit';
     document.getElementById('glue-hint').textContent = mode === 'edit' ? t('jobs_f_glue_locked') : boot.admin ? '' : t('jobs_f_glue_admin');
     document.getElementById('start-now-wrap').hidden = mode === 'edit';
+    builder.load(cronIn.value);
     syncSchedule();
     syncGlue();
     if (j && j.glueType === 'BEAN') handlerIn.value = j.executorHandler || '';
@@ -194,9 +195,11 @@
     form.jobDesc.focus();
   }
 
+  const builder = App.cronBuilder(document.getElementById('cron-rows'), cronIn, previewSoon);
   document.getElementById('cron-presets').addEventListener('change', (e) => {
     if (e.target.value) cronIn.value = e.target.value;
     e.target.value = '';
+    builder.load(cronIn.value);
     previewSoon();
   });
   stype.addEventListener('change', syncSchedule);
