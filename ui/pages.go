@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"sort"
 	"strconv"
@@ -288,7 +290,11 @@ func (u *UI) glue(c *fiber.Ctx) error {
 		})
 	}
 	p.Boot["jobId"] = job.ID
+	p.Boot["glueType"] = job.GlueType
 	p.Boot["versions"] = versions
+	p.Scripts = append([]string{"editor.js"}, p.Scripts...)
+	p.StyleNonce = newNonce()
+	p.Boot["styleNonce"] = p.StyleNonce
 	p.Boot["editable"] = pr.Admin()
 	updated := ""
 	if !job.GlueUpdatetime.IsZero() {
@@ -343,6 +349,14 @@ func (u *UI) logs(c *fiber.Ctx) error {
 		Rules    []option
 	}{groupRefs(groups), group, jobID, jobLabel, clearRules(p)}
 	return u.render(c, fiber.StatusOK, p)
+}
+
+// newNonce is a fresh CSP nonce: 128 random bits in hex (base64's alphabet is valid
+// too, but its "+" and "/" are escaped in the page's JSON).
+func newNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24+)
+	return hex.EncodeToString(b)
 }
 
 // rewordings pair the fixed texts of stored trigger and result messages — the log

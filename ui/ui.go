@@ -208,6 +208,9 @@ type page struct {
 	Data    any
 	// List is the list partial's configuration on list pages, nil elsewhere.
 	List *listSpec
+	// StyleNonce, when set, lets the page's scripts add <style> elements carrying it
+	// (the GLUE editor styles itself so); scripts stay limited to the admin's own.
+	StyleNonce string
 	// Warnings are the security banner's lines (text keys), shown to administrators.
 	Warnings []string
 
@@ -335,7 +338,11 @@ func (u *UI) render(c *fiber.Ctx, status int, p *page) error {
 		return c.Status(fiber.StatusInternalServerError).SendString("page render failed")
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	c.Set(fiber.HeaderContentSecurityPolicy, contentSecurityPolicy)
+	csp := contentSecurityPolicy
+	if p.StyleNonce != "" {
+		csp = strings.Replace(csp, "style-src 'self'", "style-src 'self' 'nonce-"+p.StyleNonce+"'", 1)
+	}
+	c.Set(fiber.HeaderContentSecurityPolicy, csp)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderXFrameOptions, "DENY")
 	c.Set(fiber.HeaderReferrerPolicy, "same-origin")

@@ -143,7 +143,17 @@ func TestPagesRenderForAdministrators(t *testing.T) {
 		p := b.get(t, path, admin)
 		require.Equal(t, http.StatusOK, p.status, path)
 		has(t, p, `data-page="`+name+`"`, path)
-		require.Contains(t, p.header.Get("Content-Security-Policy"), "script-src 'self'", path)
+		csp := p.header.Get("Content-Security-Policy")
+		require.Contains(t, csp, "script-src 'self';", path)
+		// Only the GLUE editor may add styles, and only with this response's nonce.
+		if name == "glue" {
+			m := regexp.MustCompile(`style-src 'self' 'nonce-([0-9a-f]{32})';`).FindStringSubmatch(csp)
+			require.NotNil(t, m, "glue page CSP %s", csp)
+			has(t, p, `"styleNonce":"`+m[1]+`"`, path)
+			require.NotContains(t, b.get(t, path, admin).header.Get("Content-Security-Policy"), m[1], "a nonce per response")
+		} else {
+			require.Contains(t, csp, "style-src 'self';", path)
+		}
 		require.Equal(t, "nosniff", p.header.Get("X-Content-Type-Options"), path)
 		require.Equal(t, "no-store", p.header.Get("Cache-Control"), path)
 		require.NotContains(t, p.body, "<script>\n", path) // no inline script anywhere
