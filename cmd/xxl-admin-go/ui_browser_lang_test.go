@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -79,6 +80,31 @@ func TestServerMessagesInBrowser(t *testing.T) {
 	b.wait("saved", `!document.getElementById('dlg-job').open`, 10*time.Second)
 	require.Equal(t, 1, db.Count(t, "xxl_job_info", "schedule_conf='0 30/15 2,14 ? * MON-FRI 2030-2031'"))
 	b.clean("cron builder")
+
+	// A run the admin records in Chinese (its configured language; the sample executor
+	// has no machine, so the dispatch fails) reads in English in the run history.
+	var job int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Language check'").Scan(&job))
+	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
+	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
+	b.jsClick("#run-submit")
+	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
+	var logID int64
+	require.Eventually(t, func() bool {
+		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=500", job).Scan(&logID) == nil
+	}, 15*time.Second, 100*time.Millisecond, "the run is recorded")
+	require.Equal(t, 1, db.Count(t, "xxl_job_log", "id=? AND trigger_msg LIKE '%任务触发类型%'", logID), "stored in the configured language")
+	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
+	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, logID), 10*time.Second)
+	b.jsClick(fmt.Sprintf(`#logs-table tr[data-id="%d"] .menu-btn`, logID))
+	b.jsClick(fmt.Sprintf(`#logs-table tr[data-id="%d"] [data-action="trigger-msg"]`, logID))
+	b.wait("trigger message", `document.getElementById('dlg-info').open`, 5*time.Second)
+	msg := eval[string](b, `document.querySelector('#dlg-info .msg-text').textContent`)
+	require.Contains(t, msg, "Job trigger type：Manual trigger")
+	require.Contains(t, msg, "Trigger Fail：registry address is empty")
+	require.NotRegexp(t, `[\p{Han}]`, msg, "no Chinese left in %q", msg)
+	b.shot("trigger-message")
+	b.clean("trigger message")
 }
 
 // chromedpSetValue replaces an input's value and fires its input event, as typing does.
