@@ -557,8 +557,16 @@ func (s *Service) NextFireTimes(scheduleType, scheduleConf string) ([]time.Time,
 	for range 5 {
 		t, ok, err := s.sched.NextFireTime(probe, from)
 		if err != nil {
-			e := s.fail(Invalid, "console_invalid_because", fieldName("fix_rate"), err.Error())
-			e.Msg = s.errInvalid("schedule_type").Msg + ": " + err.Error()
+			legacy := s.errInvalid("schedule_type").Msg + ": " + err.Error()
+			if scheduleType == "CRON" { // refused by the layout's own Quartz dialect
+				return nil, errCron(legacy, err)
+			}
+			field := fieldName("schedule_type")
+			if scheduleType == "FIX_RATE" {
+				field = "fix_rate"
+			}
+			e := s.fail(Invalid, "console_invalid_because", field, err.Error())
+			e.Msg = legacy
 			return nil, e
 		}
 		if !ok {
