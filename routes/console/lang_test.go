@@ -28,6 +28,7 @@ func TestMessagesInCallerLanguage(t *testing.T) {
 	script := b.admin(t)
 	require.Equal(t, "调度类型不合法: Hour values must be between 0 and 23", script.refused("/jobinfo/nextTriggerTime", badCron))
 	require.Equal(t, "Cron不合法", script.refused("/jobinfo/add", badJob))
+	require.Contains(t, script.refused("/jobinfo/nextTriggerTime", form("scheduleType", "FIX_RATE", "scheduleConf", "-1")), "调度类型不合法: ")
 	anon := b.client(t)
 	require.Equal(t, `{"code":500,"msg":"账号或密码不正确","data":null,"success":false}`,
 		anon.post("/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"wrong-one"}}).String())
@@ -59,6 +60,10 @@ func TestMessagesInCallerLanguage(t *testing.T) {
 			require.Equal(t, c.cron, page.refused("/jobinfo/nextTriggerTime", badCron))
 			require.Equal(t, c.save, page.refused("/jobinfo/add", badJob))
 			require.Equal(t, c.denied, page.refused("/jobinfo/trigger", form("id", "9999")))
+			if c.lang == i18n.En {
+				require.Contains(t, page.refused("/jobinfo/nextTriggerTime", form("scheduleType", "FIX_RATE", "scheduleConf", "-1")),
+					"Fixed rate (seconds) is not valid: ", "the rate field named, not the schedule type")
+			}
 		})
 	}
 }
