@@ -96,14 +96,17 @@
     hint.textContent = t('console_no_log_hint', msg);
     hint.hidden = false;
     setState('nolog', t('console_no_log'));
+    if (await trackState(gen)) setState('finished', t('console_no_log_done'));
+  }
+
+  // trackState follows the run's state until it ends (true) or the page follows
+  // again (false): the badge and result change without a reload.
+  async function trackState(gen) {
     for (;;) {
-      if (gen !== run) return;
+      if (gen !== run) return false;
       const me = await refreshStatus();
-      if (gen !== run) return;
-      if (me && (me.handleCode > 0 || (me.triggerCode !== 200 && me.triggerCode !== 0))) {
-        setState('finished', t('console_no_log_done'));
-        return;
-      }
+      if (gen !== run) return false;
+      if (me && (me.handleCode > 0 || (me.triggerCode !== 200 && me.triggerCode !== 0))) return true;
       await sleep(POLL_MS);
     }
   }
@@ -137,6 +140,7 @@
         failures++;
         if (failures >= (doneAtOpen ? 3 : MAX_FAILURES)) {
           setState('failed', t('console_too_many') + ' ' + e.message);
+          await trackState(gen); // the output is out of reach; the run's state is not
           return;
         }
         setState('retrying', t('console_retrying') + ' ' + e.message);
