@@ -50,6 +50,7 @@ func TestLiveOutputWithoutLogInBrowser(t *testing.T) {
 	hint := eval[string](b, `document.getElementById('console-hint').textContent`)
 	require.Contains(t, hint, "No local logger found")
 	require.Contains(t, hint, "logStorage: 'local'")
+	require.True(t, eval[bool](b, `document.getElementById('console-output').getBoundingClientRect().height === 0`), "no empty output box")
 	require.True(t, eval[bool](b, `!!document.querySelector('#console-status .badge-running')`), "running while the executor works")
 	b.shot("following-state")
 	b.wait("finished without a reload", `document.getElementById('console-state').dataset.state === 'finished' && document.querySelector('#console-status .badge-success')`, 30*time.Second)

@@ -95,6 +95,7 @@
   async function trackWithoutLog(gen, msg) {
     hint.textContent = t('console_no_log_hint', msg);
     hint.hidden = false;
+    out.hidden = true; // an empty output box would say nothing
     setState('nolog', t('console_no_log'));
     if (await trackState(gen)) setState('finished', t('console_no_log_done'));
   }
@@ -116,6 +117,7 @@
     clear(out);
     bold = false;
     hint.hidden = true;
+    out.hidden = false;
     setStatus(boot.triggerCode, boot.handleCode);
     if (boot.triggerCode !== 200 && boot.triggerCode !== 0 && boot.handleCode === 0) {
       setState('failed', t('console_no_start'));
