@@ -5,7 +5,7 @@
 'use strict';
 
 (() => {
-  const { t, el, clear, append, $, $$, api, closeMenus } = App;
+  const { t, el, clear, append, $, api, closeMenus } = App;
   const SIZES = [10, 20, 50, 100];
 
   // pager renders paging controls and calls onChange(offset, size).
