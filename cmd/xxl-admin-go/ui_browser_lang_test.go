@@ -42,9 +42,9 @@ func TestServerMessagesInBrowser(t *testing.T) {
 	b.typeInto("#form-job input[name=jobDesc]", "Language check")
 	b.typeInto("#job-handler", "demoJobHandler")
 	b.typeInto("#job-cron", "0 0 25 * * ?")
-	b.wait("cron refused under the field", `document.querySelector('#fire-times .form-error')`, 10*time.Second)
-	require.Equal(t, "Cron expression not valid — hour field: values must be between 0 and 23",
-		eval[string](b, `document.querySelector('#fire-times .form-error').textContent`))
+	// Waited for by its text: a slow keyboard lets the preview refuse a half-typed expression first.
+	b.wait("cron refused under the field", `(() => { const e = document.querySelector('#fire-times .form-error');
+		return e && e.textContent === 'Cron expression not valid — hour field: values must be between 0 and 23'; })()`, 10*time.Second)
 	b.shot("cron-refused")
 	b.jsClick("#job-save")
 	b.wait("save refused", `!document.querySelector('#form-job [data-slot=error]').hidden`, 10*time.Second)
