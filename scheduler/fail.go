@@ -195,8 +195,11 @@ func (s *Scheduler) handleFailedIDs(ctx context.Context, ids []int64) error {
 		}
 		if err := s.handleFailed(ctx, id); err != nil {
 			// Give the log back so the next pass retries it instead of leaving it
-			// locked forever (upstream's stuck -1 rows).
-			_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
+			// locked forever (upstream's stuck -1 rows) — unless its retry was
+			// accepted: handled again, it would be retried twice.
+			if !errors.Is(err, errRetryAccepted) {
+				_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
+			}
 			return err
 		}
 	}
@@ -213,14 +216,21 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 	if err != nil && !jobMissing {
 		return err
 	}
+	retried := false
 	if l.ExecutorFailRetryCount > 0 {
 		param := l.ExecutorParam
-		s.Submit(TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
-			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: parseChain(l.TriggerMsg)})
 		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
-		if err := s.store.UpdateLogTrigger(ctx, l); err != nil {
+		// The retry and the failed log's note of it are written together.
+		if err := s.store.InTx(ctx, func(ctx context.Context) error {
+			if err := s.Accept(ctx, TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
+				ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: parseChain(l.TriggerMsg)}); err != nil {
+				return err
+			}
+			return s.store.UpdateLogTrigger(ctx, l)
+		}); err != nil {
 			return err
 		}
+		retried = true
 	}
 	status := schema.AlarmNone
 	if !jobMissing {
@@ -229,9 +239,15 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 			status = schema.AlarmSent
 		}
 	}
-	_, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status)
+	if _, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status); err != nil && retried {
+		return fmt.Errorf("%w; %w", errRetryAccepted, err)
+	}
 	return err
 }
+
+// errRetryAccepted marks a failure of the fail monitor after a log's retry was
+// accepted: the log stays locked rather than being retried again.
+var errRetryAccepted = errors.New("retry accepted, alarm status not written")
 
 // AlarmChannels are the alarm channels besides mail. A Config.Mailer that implements
 // it (alarm.Dispatcher does) also posts each alarm to the channels its job's alarm
