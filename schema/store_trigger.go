@@ -175,7 +175,7 @@ func (s *Store) OrphanTriggers(ctx context.Context, instance string) ([]PendingT
 func (s *Store) pendingTriggers(ctx context.Context, instance string, where sq.Sqlizer, limit int) ([]PendingTrigger, error) {
 	b := s.sb.Select("t.log_id", "l.job_group", "t.job_id", "t.trigger_type", "t.fail_retry_count", "t.sharding_param",
 		"t.executor_param", "t.address_list", "t.chain", "t.not_before", "l.trigger_msg").
-		From(TriggerTable + " t").Join("xxl_job_log l ON l.id = t.log_id").
+		From(TriggerTable+" t").Join("xxl_job_log l ON l.id = t.log_id").
 		Where(sq.Eq{"l.trigger_code": 0}).Where(s.like("l.trigger_msg", ClaimPrefix+instance+":%")).Where(where).
 		OrderBy("t.not_before ASC", "t.log_id ASC")
 	if limit > 0 {
@@ -238,7 +238,7 @@ func (s *Store) deleteTriggers(ctx context.Context, ids ...int64) error {
 // how many.
 func (s *Store) DeleteStaleTriggers(ctx context.Context) (int64, error) {
 	n, err := affected(s.exec(ctx, s.sb.Delete(TriggerTable).
-		Where("NOT EXISTS (SELECT 1 FROM xxl_job_log l WHERE l.id = " + TriggerTable + ".log_id AND l.trigger_code = 0)")))
+		Where("NOT EXISTS (SELECT 1 FROM xxl_job_log l WHERE l.id = "+TriggerTable+".log_id AND l.trigger_code = 0)")))
 	if err != nil {
 		return 0, fmt.Errorf("delete stale accepted triggers: %w", err)
 	}
