@@ -186,51 +186,48 @@ func (s *Scheduler) sweepFailed(ctx context.Context, lo, upTo, readBefore int64,
 // the ones it got.
 func (s *Scheduler) handleFailedIDs(ctx context.Context, ids []int64) error {
 	for _, id := range ids {
-		claimed, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked)
-		if err != nil {
-			return err
-		}
-		if !claimed {
-			continue
-		}
 		if err := s.handleFailed(ctx, id); err != nil {
-			// Give the log back so the next pass retries it instead of leaving it
-			// locked forever (upstream's stuck -1 rows) — unless its retry was
-			// accepted: handled again, it would be retried twice.
-			if !errors.Is(err, errRetryAccepted) {
-				_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
-			}
 			return err
 		}
 	}
 	return nil
 }
 
+// handleFailed claims one failed log and, in the same transaction, accepts its retry
+// and notes it in the log: an admin that stops at any point leaves either the log
+// unclaimed (another admin's pass handles it) or the retry accepted (fired once by
+// whoever takes its claim). The alarm follows, outside the transaction.
 func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
-	l, err := s.store.LoadLog(ctx, id)
-	if err != nil {
-		return err
-	}
-	job, err := s.store.LoadJob(ctx, l.JobID)
-	jobMissing := errors.Is(err, schema.ErrNotFound)
-	if err != nil && !jobMissing {
-		return err
-	}
-	retried := false
-	if l.ExecutorFailRetryCount > 0 {
-		param := l.ExecutorParam
-		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
-		// The retry and the failed log's note of it are written together.
-		if err := s.store.InTx(ctx, func(ctx context.Context) error {
-			if err := s.Accept(ctx, TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
-				ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: parseChain(l.TriggerMsg)}); err != nil {
-				return err
-			}
-			return s.store.UpdateLogTrigger(ctx, l)
-		}); err != nil {
+	var l schema.Log
+	var job schema.Job
+	var claimed, jobMissing bool
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if claimed, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked); err != nil || !claimed {
 			return err
 		}
-		retried = true
+		if l, err = s.store.LoadLog(ctx, id); err != nil {
+			return err
+		}
+		job, err = s.store.LoadJob(ctx, l.JobID)
+		jobMissing = errors.Is(err, schema.ErrNotFound)
+		if err != nil && !jobMissing {
+			return err
+		}
+		if l.ExecutorFailRetryCount <= 0 {
+			return nil
+		}
+		param := l.ExecutorParam
+		chain := parseChain(l.TriggerMsg)
+		if err := s.Accept(ctx, TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
+			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: chain}); err != nil {
+			return err
+		}
+		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
+		return s.store.UpdateLogTrigger(ctx, l)
+	})
+	if err != nil || !claimed {
+		return err // rolled back: the log is still unclaimed, and the next pass retries it
 	}
 	status := schema.AlarmNone
 	if !jobMissing {
@@ -239,15 +236,13 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 			status = schema.AlarmSent
 		}
 	}
-	if _, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status); err != nil && retried {
-		return fmt.Errorf("%w; %w", errRetryAccepted, err)
+	if _, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status); err != nil {
+		// The log stays claimed (-1) rather than being handed back: its retry is
+		// accepted, and a second pass would retry and alarm it again.
+		return fmt.Errorf("log %d retried and alarmed, its alarm status not written: %w", id, err)
 	}
-	return err
+	return nil
 }
-
-// errRetryAccepted marks a failure of the fail monitor after a log's retry was
-// accepted: the log stays locked rather than being retried again.
-var errRetryAccepted = errors.New("retry accepted, alarm status not written")
 
 // AlarmChannels are the alarm channels besides mail. A Config.Mailer that implements
 // it (alarm.Dispatcher does) also posts each alarm to the channels its job's alarm
