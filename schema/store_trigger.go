@@ -234,11 +234,20 @@ func (s *Store) deleteTriggers(ctx context.Context, ids ...int64) error {
 }
 
 // DeleteStaleTriggers deletes the parameters of triggers whose claim row is no longer
-// an open claim (closed because the job was deleted, or the log cleared), and returns
-// how many.
+// an open claim (closed because the job was deleted, or the log cleared), up to 1,000
+// a call, and returns how many. The stale rows are found by a plain read and deleted by
+// key: a DELETE with the join would lock every row it reads, in both tables, against
+// the triggers being accepted and sent meanwhile. A row once stale stays so.
 func (s *Store) DeleteStaleTriggers(ctx context.Context) (int64, error) {
-	n, err := affected(s.exec(ctx, s.sb.Delete(TriggerTable).
-		Where("NOT EXISTS (SELECT 1 FROM xxl_job_log l WHERE l.id = "+TriggerTable+".log_id AND l.trigger_code = 0)")))
+	ids, err := ids64(s.query(ctx, s.sb.Select("t.log_id").From(TriggerTable+" t").
+		LeftJoin("xxl_job_log l ON l.id = t.log_id AND l.trigger_code = 0").Where("l.id IS NULL").Limit(1000)))
+	if err != nil {
+		return 0, fmt.Errorf("find stale accepted triggers: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	n, err := affected(s.exec(ctx, s.sb.Delete(TriggerTable).Where(sq.Eq{"log_id": ids})))
 	if err != nil {
 		return 0, fmt.Errorf("delete stale accepted triggers: %w", err)
 	}
