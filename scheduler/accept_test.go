@@ -2,14 +2,20 @@ package scheduler_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // An accepted trigger is written before Accept returns (a claim row the console shows
@@ -114,4 +120,50 @@ func TestAcceptedTriggersOfAStoppedAdmin(t *testing.T) {
 	}
 	require.Equal(t, map[int64]int{dueID: 1, laterID: 1}, sent, "only the undispatched ones are sent, once each")
 	require.Zero(t, b.db.Count(t, "xxl_job_log", "trigger_code = 0"))
+}
+
+// On the embedded file an admin is alone: a trigger it accepted (a retry waiting for its
+// back-off) and had not sent when it was killed is fired once by the admin started
+// next on the same file, which takes over the dead instance's claims at its first scan.
+func TestAcceptedTriggerSurvivesARestartOnTheEmbeddedFile(t *testing.T) {
+	t.Parallel()
+	lite := schematest.NewSQLite(t)
+	ctx := context.Background()
+	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: token})
+	clk := clock.NewFake(t0)
+	start := func() *scheduler.Scheduler {
+		s := scheduler.New(scheduler.Config{Location: lite.Loc, AdminIP: "10.0.0.1", Lang: i18n.En,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, lite.Store,
+			scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
+		t.Cleanup(func() { s.Stop(context.Background()) })
+		return s
+	}
+	g, err := lite.Store.InsertGroup(ctx, schema.Group{AppName: "lite", Title: "lite", AddressType: 1, AddressList: ex.Address(), UpdateTime: t0})
+	require.NoError(t, err)
+	job, err := lite.Store.InsertJob(ctx, schema.Job{JobGroup: g, JobDesc: "lite", Author: "t", ScheduleType: "NONE",
+		MisfireStrategy: "DO_NOTHING", ExecutorRouteStrategy: "FIRST", ExecutorHandler: "demoJobHandler",
+		ExecutorBlockStrategy: "SERIAL_EXECUTION", GlueType: "BEAN", GlueUpdatetime: t0, AddTime: t0, UpdateTime: t0})
+	require.NoError(t, err)
+
+	first := start()
+	require.NoError(t, first.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerRetry, FailRetryCount: 0,
+		NotBefore: t0.Add(10 * time.Second)}))
+	// Killed: never stopped, its heartbeat ages. The next admin on the file:
+	clk.Advance(time.Minute)
+	second := start()
+	_, err = second.ScanOnce(ctx)
+	require.NoError(t, err)
+	require.NoError(t, second.FireDueOnce(ctx))
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	require.NoError(t, second.WaitIdle(wctx))
+	runs := ex.Triggers()
+	require.Len(t, runs, 1, "fired once, by the admin started next")
+	l, err := lite.Store.LoadLog(ctx, runs[0].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 200, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, "Fail retry trigger")
+	require.NoError(t, first.FireDueOnce(ctx)) // the old instance, were it still there, finds nothing of its own
+	require.NoError(t, first.WaitIdle(wctx))
+	require.Len(t, ex.Triggers(), 1)
 }
