@@ -50,6 +50,20 @@ func TestAcceptedTriggersSurviveKillNine(t *testing.T) {
 	})
 }
 
+// TestAcceptedTriggersSurviveKillNinePartitioned is TestAcceptedTriggersSurviveKillNine
+// with the admins in partitioned mode.
+func TestAcceptedTriggersSurviveKillNinePartitioned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~1 min; skipped with -short")
+	}
+	t.Parallel()
+	db, store := schematest.New(t, schema.Layout34)
+	runAcceptedKill(t, db, store, []string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+	}, "--xxl.admin.cluster.mode=partitioned")
+}
+
 // TestAcceptedTriggersSurviveKillNinePostgres is TestAcceptedTriggersSurviveKillNine
 // on PostgreSQL.
 func TestAcceptedTriggersSurviveKillNinePostgres(t *testing.T) {
@@ -66,14 +80,14 @@ func TestAcceptedTriggersSurviveKillNinePostgres(t *testing.T) {
 	})
 }
 
-func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArgs []string) {
+func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArgs []string, extra ...string) {
 	n := durableRuns(t)
 	bin := buildAdmin(t)
 	ctx := context.Background()
 	outA, outB := &logLines{t: t}, &logLines{t: t}
-	noMail := "--spring.mail.host=" // alarms are logged, not mailed
-	a := startAdminProcOn(t, bin, dsArgs, outA, nil, noMail)
-	b := startAdminProcOn(t, bin, dsArgs, outB, nil, noMail)
+	extra = append(extra, "--spring.mail.host=") // alarms are logged, not mailed
+	a := startAdminProcOn(t, bin, dsArgs, outA, nil, extra...)
+	b := startAdminProcOn(t, bin, dsArgs, outB, nil, extra...)
 	// Callbacks go to A first and, once A is gone, to B, as an executor configured
 	// with both admins sends them.
 	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token",
