@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -243,10 +244,11 @@ func msgSentResultArrived(dead, address string) string {
 // resolveDispatched finds out what became of runs a stopped admin was sending: a run
 // whose result arrived meanwhile was received; otherwise the executor at the run's
 // address is asked whether its job is running (idleBeat, which every executor version
-// answers with a failure while the job runs or has runs queued). Running: received,
-// its result completes the log. Idle, or no answer: whether it arrived is unknown, so
-// it is closed as failed with a message saying so (and alarmed, never retried: it may
-// have run). It is never sent again.
+// answers with a failure while the job runs or has runs queued), then whether it has
+// the run's log (a run that started writes one). Either: received, its result
+// completes the log. Neither, or no answer: whether it arrived is unknown, so it is
+// closed as failed with a message saying so (and alarmed, never retried: it may have
+// run). It is never sent again.
 func (s *Scheduler) resolveDispatched(list []resolving) {
 	defer s.idle.done(1)
 	ctx := s.runCtx
@@ -284,9 +286,11 @@ func (s *Scheduler) resolveOne(ctx context.Context, d resolving) error {
 			code, msg = 200, msgSentResultArrived(d.dead, d.Address)
 		case executorBusy(c, m):
 			code, msg = 200, "sent to "+d.Address+" by admin "+d.dead+", which stopped before recording the send; the executor reports the job running ("+m+"), so its result completes this log"
+		case s.executorHasLog(ctx, g, d):
+			code, msg = 200, "sent to "+d.Address+" by admin "+d.dead+", which stopped before recording the send; the executor has the run's log, so it ran, and its result completes this log"
 		default:
 			msg = "admin " + d.dead + " stopped while sending this run to " + d.Address + "; the executor reports the job idle (idleBeat: " +
-				strconv.Itoa(c) + " " + nullText(m) + "), so whether it received the run is unknown; not sent again"
+				strconv.Itoa(c) + " " + nullText(m) + ") and has no log of the run, so whether it received the run is unknown; not sent again"
 		}
 	}
 	ok, err := s.store.ResolveDispatched(ctx, d.LogID, d.Marker, code, truncateJava(msg, HandleMsgMax), false)
@@ -294,6 +298,25 @@ func (s *Scheduler) resolveOne(ctx context.Context, d resolving) error {
 		s.log.Warn("resolved a run a stopped admin was sending", "log_id", d.LogID, "job_id", d.JobID, "executor", d.Address, "trigger_code", code)
 	}
 	return err
+}
+
+// logReader is the executor client's rolling-log read (HTTPExecutor has it).
+type logReader interface {
+	Log(ctx context.Context, t Target, logDateTim, logID int64, from int) (protocol.LogResult, int, string)
+}
+
+// executorHasLog reports whether the executor at a dispatched run's address has the
+// run's log (the second signal after idleBeat): a run that started writes it. Java
+// answers a missing file with "readLog fail, logFile not exists" (code 200), the npm
+// SDK with code 500 "Log not found".
+func (s *Scheduler) executorHasLog(ctx context.Context, g schema.Group, d resolving) bool {
+	lr, ok := s.exec.(logReader)
+	if !ok {
+		return false
+	}
+	r, code, _ := lr.Log(ctx, Target{Address: d.Address, AppName: g.AppName, AccessToken: g.AccessToken, P3: s.p3}, d.At.UnixMilli(), d.LogID, 1)
+	c := strings.ToLower(r.LogContent)
+	return code == 200 && strings.TrimSpace(c) != "" && !strings.Contains(c, "logfile not") && !strings.Contains(c, "log not found")
 }
 
 // executorBusy reads an idleBeat answer: a failure whose message says the job is

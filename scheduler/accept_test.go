@@ -61,15 +61,15 @@ func TestAcceptedTriggerWaitsForItsTime(t *testing.T) {
 // A stopped admin's accepted triggers are taken over by the scan that declares it
 // stopped: those not yet sent are fired by the survivor (the due one now, the other at
 // its time); those it was sending are resolved, never sent again — as received when
-// their result arrived or the executor reports the job running, as uncertain (500,
-// alarmed, not retried) when the executor reports it idle.
+// their result arrived, the executor reports the job running or has the run's log, as
+// uncertain (500, alarmed, not retried) when it reports the job idle and has no log.
 func TestAcceptedTriggersOfAStoppedAdmin(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
 	ctx := context.Background()
 	ex := b.executor(t, executortest.KindJava342)
 	g := b.group(t, "stopped", ex.Address())
-	due, later, busy, idle, answered := b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil)
+	due, later, busy, idle, answered, ran := b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil)
 	dead := "deadbeef0003"
 	require.NoError(t, b.store.RegisterAdmin(ctx, dead, t0.Add(-time.Minute)))
 	accept := func(job int, notBefore time.Time) schema.PendingTrigger {
@@ -86,7 +86,8 @@ func TestAcceptedTriggersOfAStoppedAdmin(t *testing.T) {
 	}
 	dueID := accept(due, t0.Add(-2*time.Minute)).LogID
 	laterID := accept(later, t0.Add(30*time.Second)).LogID
-	busyID, idleID, answeredID := dispatched(busy), dispatched(idle), dispatched(answered)
+	busyID, idleID, answeredID, ranID := dispatched(busy), dispatched(idle), dispatched(answered), dispatched(ran)
+	ex.SetLog(ranID, "started\n") // ran and finished; its result was lost with the admin it went to
 	won, err := b.store.CompleteLog(ctx, answeredID, t0.Add(-time.Minute), 200, "done")
 	require.NoError(t, err)
 	require.True(t, won)
@@ -107,6 +108,8 @@ func TestAcceptedTriggersOfAStoppedAdmin(t *testing.T) {
 	require.Contains(t, get(idleID).TriggerMsg, "not sent again")
 	require.Equal(t, schema.AlarmDefault, get(idleID).AlarmStatus, "an uncertain run alarms")
 	require.Zero(t, get(idleID).ExecutorFailRetryCount, "and is not retried")
+	require.Equal(t, 200, get(ranID).TriggerCode)
+	require.Contains(t, get(ranID).TriggerMsg, "has the run's log")
 	require.Equal(t, 200, get(answeredID).TriggerCode)
 	require.Contains(t, get(answeredID).TriggerMsg, "result arrived")
 
