@@ -78,9 +78,11 @@ func (s *Scheduler) Accept(ctx context.Context, reqs ...TriggerRequest) error {
 	if err := s.ensureRegistered(ctx); err != nil {
 		return err
 	}
-	ids := make([]int, 0, len(reqs))
+	var ids []int
 	for _, r := range reqs {
-		ids = append(ids, r.JobID)
+		if r.JobGroup <= 0 {
+			ids = append(ids, r.JobID)
+		}
 	}
 	jobs, err := s.store.LoadJobs(ctx, ids)
 	if err != nil {
@@ -93,12 +95,16 @@ func (s *Scheduler) Accept(ctx context.Context, reqs ...TriggerRequest) error {
 		if notBefore.Before(now) {
 			notBefore = now
 		}
-		j, ok := jobs[r.JobID]
-		if !ok {
-			s.log.Warn("trigger skipped, job not found", "job_id", r.JobID, "type", r.Type)
-			continue
+		group := r.JobGroup
+		if group <= 0 {
+			j, ok := jobs[r.JobID]
+			if !ok {
+				s.log.Warn("trigger skipped, job not found", "job_id", r.JobID, "type", r.Type)
+				continue
+			}
+			group = j.JobGroup
 		}
-		ts = append(ts, schema.PendingTrigger{JobGroup: j.JobGroup, JobID: r.JobID, Type: string(r.Type),
+		ts = append(ts, schema.PendingTrigger{JobGroup: group, JobID: r.JobID, Type: string(r.Type),
 			FailRetryCount: r.FailRetryCount, ShardingParam: r.ShardingParam, ExecutorParam: r.ExecutorParam,
 			AddressList: r.AddressList, Chain: r.Chain, NotBefore: notBefore})
 	}

@@ -54,6 +54,9 @@ type TriggerRequest struct {
 	// NotBefore, for Accept, is the earliest time the trigger fires (a retry's
 	// back-off); zero or past: now.
 	NotBefore time.Time
+	// JobGroup, for Accept, is the job's group when the caller has just read the job
+	// (the console's run once): Accept then does not read it again.
+	JobGroup int
 
 	// accepted marks a trigger taken on through Accept: its claim row is marked
 	// dispatched before the executor is called (dispatchAccepted).

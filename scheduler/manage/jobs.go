@@ -506,7 +506,7 @@ func (s *Service) TriggerJob(ctx context.Context, p Principal, id int, executorP
 	}
 	param := executorParam
 	if err := s.sched.Accept(context.WithoutCancel(ctx), scheduler.TriggerRequest{
-		JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
+		JobID: id, JobGroup: job.JobGroup, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
 	}); err != nil {
 		return err
 	}
