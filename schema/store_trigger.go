@@ -221,6 +221,7 @@ func (s *Store) DispatchTrigger(ctx context.Context, logID int64, claimMarker, d
 		if ok = n > 0; !ok {
 			return nil
 		}
+		s.logsChanged(ctx, logTriggerChanged, logID) // trigger_time: from the not-before second to the send
 		return s.deleteTriggers(ctx, logID)
 	})
 	return ok && err == nil, err
