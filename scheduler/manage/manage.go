@@ -23,7 +23,7 @@ import (
 // Scheduler is what the console needs from the scheduling core; *scheduler.Scheduler
 // implements it.
 type Scheduler interface {
-	Trigger(ctx context.Context, req scheduler.TriggerRequest) error
+	Accept(ctx context.Context, reqs ...scheduler.TriggerRequest) error
 	StartJob(ctx context.Context, id int) error
 	StopJob(ctx context.Context, id int) error
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)

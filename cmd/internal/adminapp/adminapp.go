@@ -138,6 +138,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		Pause:                o.Pause,
 		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
+		LostRunTimeout:       cfg.LostRunTimeout,
 		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
 	}, store, httpExec, clk)
 

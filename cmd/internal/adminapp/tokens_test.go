@@ -157,6 +157,9 @@ func testAPITokenScope(t *testing.T, b tokenBundle) {
 		}
 
 		require.Equal(t, 200, b.bearer(t, rw.Secret, "triggerJob", `{"id":`+strconv.Itoa(own)+`,"executorParam":"tok"}`).Code)
+		require.Eventually(t, func() bool { // answered once stored; sent right after
+			return b.db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", own) == 1
+		}, 20*time.Second, 20*time.Millisecond)
 		r = b.bearer(t, rw.Secret, "listLogs", `{"jobId":`+strconv.Itoa(own)+`,"pagesize":5}`)
 		require.Equal(t, 200, r.Code, r.msg())
 		var logs struct {
