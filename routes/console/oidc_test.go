@@ -1,12 +1,16 @@
 package console_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,4 +265,48 @@ func TestOIDCClockSkew(t *testing.T) {
 	require.Equal(t, b.base+"/", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
 	clk.Set(time.Now().Add(lifetime + manage.ClockSkew + time.Minute))
 	require.Equal(t, b.base+"/auth/login?sso_error=failed", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
+}
+
+// Forged callbacks from one address (no flow cookie, a made-up state) are recorded
+// until the address used up its sign-in failures for the window; after that they are
+// refused before anything is read or recorded: no audit entry, no warning per call.
+func TestOIDCForgedCallbacksBounded(t *testing.T) {
+	t.Parallel()
+	logs := &lockedBuffer{}
+	idp := oidctest.Start(t, oidcUsers, oidctest.Options{})
+	cfg, err := manage.NewOIDC(manage.OIDCConfig{Name: "TestIdP", IssuerURL: idp.Issuer, ClientID: oidctest.ClientID,
+		ClientSecret: oidctest.ClientSecret, GroupsClaim: oidctest.GroupsClaim})
+	require.NoError(t, err)
+	b := setup(t, schema.Layout34, bundleOpts{oidc: cfg, log: slog.New(slog.NewTextHandler(logs, nil))})
+	c := b.client(t)
+	const perAddress = 100 // manage.Config.LoginFailuresPerAddress's default
+	for i := range perAddress + 50 {
+		r := c.get("/auth/oidc/callback?code=x&state=forged" + strconv.Itoa(i))
+		want := "/xxl-job-admin/auth/login?sso_error=failed"
+		if i >= perAddress {
+			want = "/xxl-job-admin/auth/login?sso_error=limited"
+		}
+		require.Equal(t, want, r.header.Get("Location"), "callback %d", i)
+	}
+	require.Equal(t, perAddress, b.db.Count(t, schema.AuditTable, "action = ?", manage.ActionSignInFailed))
+	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	require.Contains(t, logs.String(), "sign-in failures of a client reached their limit")
+}
+
+// lockedBuffer is a log sink safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 )
 
 // Document is the OpenAPI 3 description of the six calls.
@@ -45,7 +47,9 @@ type Jobs struct {
 	// nil.
 	Now func() time.Time
 
-	fails failLimiter
+	failsOnce sync.Once
+	fails     *window.Counter
+	good      goodSecrets
 }
 
 // errTooMany is a call refused by the rate limiter or by the bound on refused bearer
@@ -111,11 +115,8 @@ func (b jobBody) input() manage.JobInput {
 func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
 	return j.run(ctx, uri, body, func() (caller, error) {
 		p, err := j.Manage.APIPrincipal(ctx, app)
-		who := "app:" + app
-		if app == "" {
-			who = "access token"
-		}
-		return caller{p: p, who: who}, err
+		key := CredentialKey(app, 0)
+		return caller{p: p, who: key, key: key}, err
 	})
 }
 
@@ -126,15 +127,21 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 	return j.run(ctx, uri, body, func() (caller, error) {
 		client := manage.ClientOf(ctx)
 		keys := failKeys(client, secret)
-		if j.fails.blocked(keys, j.now()) {
+		now := j.now()
+		counted := keys
+		if j.good.known(secret, now) {
+			counted = keys[1:] // the client's refusals of other secrets do not block it
+		}
+		if j.failures().Blocked(counted, now) > 0 {
 			return caller{}, errTooMany
 		}
 		p, t, err := j.Manage.TokenPrincipal(ctx, secret)
 		if err != nil {
 			if manage.IsKind(err, manage.Unauthenticated) {
-				if k := j.fails.fail(keys, j.now()); k != nil {
-					j.Log.Warn("job openapi: refused bearer tokens of a client reached their limit; its calls with "+k.scope+
-						" are answered 502 until the window ends", "client", client, "failures", k.max, "window", authFailWindow)
+				j.good.forget(secret)
+				if i := j.failures().Add(keys, now); i >= 0 {
+					j.Log.Warn("job openapi: refused bearer tokens of a client reached their limit; its calls with "+failScope(i)+
+						" are answered 502 until the window ends", "client", client, "failures", keys[i].Max, "window", authFailWindow)
 				}
 			}
 			c := caller{}
@@ -145,12 +152,19 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 			}
 			return c, err
 		}
+		j.good.add(secret, now)
 		if p.ReadOnly() && writeCalls[uri] {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
 			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
-		return caller{p: p, who: p.User.Username}, nil
+		return caller{p: p, who: p.User.Username, key: CredentialKey("", t.ID)}, nil
 	})
+}
+
+// failures is the bound on refused bearer authentications.
+func (j *Jobs) failures() *window.Counter {
+	j.failsOnce.Do(func() { j.fails = window.New(authFailWindow, authFailKeysMax) })
+	return j.fails
 }
 
 func (j *Jobs) now() time.Time {
@@ -165,6 +179,7 @@ func (j *Jobs) now() time.Time {
 type caller struct {
 	p       manage.Principal
 	who     string
+	key     string // the limiter's bucket (CredentialKey)
 	refused manage.Actor
 }
 
@@ -184,7 +199,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		if err != nil {
 			return who, err
 		}
-		if j.Limiter != nil && !j.Limiter.Wait(ctx) {
+		if j.Limiter != nil && !j.Limiter.Wait(ctx, who.key) {
 			return caller{}, errTooMany
 		}
 		return who, nil

@@ -147,3 +147,24 @@ func TestGlueHistoryPermission(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gs, 1)
 }
+
+// The sign-in limiter counts failures under the account a name resolves to: after 10
+// failures for admin, names the database's collation resolves to admin's row ("ádmin",
+// "ADMIN", "admin " on MariaDB) are refused too, with the right password, instead of
+// getting 10 fresh guesses each. Another address is not affected.
+func TestLoginLimitKeyedOnAccount(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34, i18n.En, false)
+	ctx := context.Background()
+	for range 10 {
+		_, err := b.svc.Login(ctx, "admin", "bad", "10.0.0.9")
+		require.True(t, manage.IsKind(err, manage.Invalid))
+	}
+	for _, name := range []string{"ádmin", "ADMIN", "admin ", "Ádmin"} {
+		_, err := b.svc.Login(ctx, name, "123456", "10.0.0.9")
+		require.True(t, manage.IsKind(err, manage.Limited), "%q: %v", name, err)
+	}
+	u, err := b.svc.Login(ctx, "ádmin", "123456", "10.0.0.10")
+	require.NoError(t, err, "another address")
+	require.Equal(t, 1, u.ID)
+}

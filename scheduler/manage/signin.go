@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -293,16 +294,30 @@ func (s *Service) SignInOIDC(ctx context.Context, id Identity, clientIP string) 
 	if s.oidc == nil {
 		return schema.User{}, errors.New("sign-in with OpenID Connect: no provider is configured")
 	}
-	now := s.clk.Now()
-	keys := []limitKey{{"a:" + clientIP, s.addrFailures}}
-	if wait := s.limit.blocked(keys, now); wait > 0 {
-		return schema.User{}, s.fail(Limited, "console_login_limited", strconv.Itoa(int(wait.Seconds())+1))
+	if err := s.SignInAllowed(clientIP); err != nil {
+		return schema.User{}, err
 	}
 	return s.provision(ctx, id, s.oidc.Mapping())
 }
 
+// SignInAllowed refuses (Limited) a provider sign-in from a client address that used
+// up its failures for the window. The provider's callback asks before it looks at the
+// request, so that a refused callback costs no audit entry and no warning.
+func (s *Service) SignInAllowed(clientIP string) error {
+	return s.limited("", clientIP, []window.Key{{Name: "a:" + clientIP, Max: s.addrFailures}}, s.clk.Now())
+}
+
 // NoteSignInFailure counts a failed provider sign-in (a callback with a bad state or
-// code) against the client address, as a wrong password is.
-func (s *Service) NoteSignInFailure(clientIP string) {
-	s.limit.fail([]limitKey{{"a:" + clientIP, s.addrFailures}}, s.clk.Now())
+// code) against the client address, as a wrong password is, and records it in the
+// audit log; what failed goes to the log at info level (reason, a short sentence).
+// The callback asks SignInAllowed first: once the address used up its failures,
+// nothing more is recorded until the window ends.
+func (s *Service) NoteSignInFailure(ctx context.Context, provider, clientIP, reason string, err error) {
+	s.countFailure([]window.Key{{Name: "a:" + clientIP, Max: s.addrFailures}}, clientIP, s.clk.Now())
+	s.log.Info(reason, "provider", provider, "client", clientIP, "err", err)
+	if ClientOf(ctx) == "" {
+		ctx = WithClient(ctx, clientIP)
+	}
+	s.RecordAs(ctx, Actor{Kind: ActorAnonymous}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
+		Outcome: OutcomeFailed, Fields: Diff(nil, struct{ Provider string }{provider}, nil)})
 }
