@@ -42,8 +42,10 @@ const SSOErrorParam = "sso_error"
 const (
 	SSOFailed    = "failed"
 	SSOLocalUser = "local_user"
-	SSOBadName   = "bad_name"
-	SSOLimited   = "limited"
+	// SSOOtherIdentity: the user of that name belongs to another provider identity.
+	SSOOtherIdentity = "other_identity"
+	SSOBadName       = "bad_name"
+	SSOLimited       = "limited"
 )
 
 func (k *console) mountOIDC(app *fiber.App) {
@@ -146,13 +148,15 @@ func (k *console) oidcCallback(c *fiber.Ctx) error {
 			return k.ssoFailed(c, SSOLimited)
 		case errors.As(err, &me) && me.Key == "console_login_local_user":
 			return k.ssoFailed(c, SSOLocalUser)
+		case errors.As(err, &me) && me.Key == "console_login_other_identity":
+			return k.ssoFailed(c, SSOOtherIdentity)
 		case errors.As(err, &me):
 			return k.ssoFailed(c, SSOBadName)
 		}
 		k.Log.Error("oidc sign-in failed", "user", id.Username, "err", err)
 		return k.ssoFailed(c, SSOFailed)
 	}
-	tok, maxAge, err := k.Manage.NewToken(c.UserContext(), u, false)
+	tok, maxAge, err := k.Manage.NewToken(manage.WithSignInVia(c.UserContext(), id), u, false)
 	if err != nil {
 		k.Log.Error("oidc sign-in failed", "user", u.Username, "err", err)
 		return k.ssoFailed(c, SSOFailed)

@@ -310,3 +310,36 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// At a real OpenID Provider, a second account that sets its preferred_username to an
+// existing provider user's name is refused that user's row (the row belongs to the
+// issuer and subject that created it), gets no session, and the first account's
+// sign-in entry in the audit log names the provider and its subject.
+func TestOIDCSubjectOwnsItsRow(t *testing.T) {
+	t.Parallel()
+	idp := oidctest.Start(t, []oidctest.User{
+		{ID: "bob-sub", Username: "bob", Password: "bob-pw", Groups: []string{"sre"}},
+		{ID: "attacker-sub-999", Username: "mallory", Password: "m-pw", PreferredUsername: "bob"},
+	}, oidctest.Options{})
+	cfg, err := manage.NewOIDC(manage.OIDCConfig{Name: "TestIdP", IssuerURL: idp.Issuer, ClientID: oidctest.ClientID,
+		ClientSecret: oidctest.ClientSecret, GroupsClaim: oidctest.GroupsClaim, AdminGroups: []string{"sre"}})
+	require.NoError(t, err)
+	b := setup(t, schema.Layout34, bundleOpts{oidc: cfg})
+	idp.AllowRedirect(b.base + "/auth/oidc/callback")
+
+	bob := b.client(t)
+	require.Equal(t, b.base+"/", bob.oidcLogin(idp, "bob", "bob-pw"))
+	u, err := b.store.LoadUserByName(t.Context(), "bob")
+	require.NoError(t, err)
+	require.Equal(t, 1, u.Role)
+	entries, _, err := b.store.ListAudit(t.Context(), schema.AuditFilter{Action: manage.ActionSignIn, TargetID: itoa(u.ID)}, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Contains(t, entries[0].Changes, `"bob-sub"`)
+	require.Contains(t, entries[0].Changes, idp.Issuer)
+
+	mallory := b.client(t)
+	require.Equal(t, b.base+"/auth/login?sso_error=other_identity", mallory.oidcLogin(idp, "mallory", "m-pw"))
+	require.Empty(t, mallory.cookie(manage.TokenCookie))
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_user", "username = 'bob'"))
+}

@@ -168,3 +168,26 @@ func TestLoginLimitKeyedOnAccount(t *testing.T) {
 	require.NoError(t, err, "another address")
 	require.Equal(t, 1, u.ID)
 }
+
+// The audit log names an API token "token:<id>:<name>": a user of such a name, made on
+// the Users page or by a provider's sign-in, would stand beside the token in the
+// audit log's actor filter, so such names are refused, also when they only look alike
+// (case, accents, full-width letters).
+func TestTokenActorNamesRefusedForUsers(t *testing.T) {
+	t.Parallel()
+	idp, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: "http://127.0.0.1:1", ClientID: "c"})
+	require.NoError(t, err)
+	db, store := schematest.New(t, schema.Layout34)
+	svc := providerServiceOn(t, store, db.Loc, manage.Config{OIDC: idp})
+	ctx := context.Background()
+	admin := manage.PrincipalFor(schema.User{ID: 1, Username: "admin", Role: 1})
+	for _, name := range []string{"token:10:ci-bot", "TOKEN:1:x", "tökén:1:x", "ｔｏｋｅｎ:1:x", "token："} {
+		_, err := svc.AddUser(ctx, admin, manage.UserInput{Username: name, Password: "secret-pw", Role: 0})
+		require.True(t, manage.IsKind(err, manage.Invalid), "%q: %v", name, err)
+		_, err = svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp", Subject: "s-" + name, Username: name}, "10.0.0.1")
+		require.True(t, manage.IsKind(err, manage.Denied), "%q: %v", name, err)
+	}
+	require.Zero(t, db.Count(t, "xxl_job_user", "username <> 'admin'"))
+	_, err = svc.AddUser(ctx, admin, manage.UserInput{Username: "tokens-ops", Password: "secret-pw", Role: 0})
+	require.NoError(t, err, "a name that merely starts with the word")
+}
