@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -217,6 +218,14 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
 		return protocol.Fail("invalid request, id missing or not a positive number.")
 	}
+	id := 0
+	if b.ID != nil {
+		id = *b.ID
+	}
+	if msg := outOfInt(intField{"id", int64(id)}, intField{"jobGroup", int64(b.JobGroup)},
+		intField{"executorTimeout", int64(b.ExecutorTimeout)}, intField{"executorFailRetryCount", int64(b.ExecutorFailRetryCount)}); msg != "" {
+		return protocol.Fail(msg)
+	}
 	target := ""
 	if b.ID != nil && uri != "addJob" {
 		target = strconv.Itoa(*b.ID)
@@ -260,6 +269,24 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who.who)
 	return success("")
+}
+
+// intField is a number of a body that an INT column holds or is compared with.
+type intField struct {
+	name string
+	v    int64
+}
+
+// outOfInt names the first field outside the INT columns' 32 bits, "" when none: HEAD
+// reads these fields as Java ints and refuses such a body, and PostgreSQL fails a
+// statement with such a value (where MySQL finds no row).
+func outOfInt(fs ...intField) string {
+	for _, f := range fs {
+		if f.v > math.MaxInt32 || f.v < math.MinInt32 {
+			return "invalid request, " + f.name + " out of range."
+		}
+	}
+	return ""
 }
 
 // decode reads a JSON object body into v, refusing trailing text; what names the

@@ -99,7 +99,7 @@ func parseToken(value string) (userID int, signature string, ok bool) {
 		return 0, "", false
 	}
 	idText := strings.Trim(string(t.UserID), `"`)
-	id, err := strconv.Atoi(idText)
+	id, err := atoi32(idText)
 	if err != nil || id <= 0 {
 		return 0, "", false
 	}

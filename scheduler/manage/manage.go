@@ -225,6 +225,14 @@ func (s *Service) checkLen(field, v string, max int) error {
 // characters <= ' '.
 func javaBlank(v string) bool { return javaTrim(v) == "" }
 
+// atoi32 parses an id of an INT column, as Java's Integer.parseInt: a value outside
+// 32 bits is not a number, rather than a statement PostgreSQL fails (MySQL would find
+// no row).
+func atoi32(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int(n), err
+}
+
 // javaTrim strips leading and trailing characters <= ' ', as String.trim.
 func javaTrim(v string) string {
 	return strings.TrimFunc(v, func(r rune) bool { return r <= ' ' })

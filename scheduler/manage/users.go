@@ -3,7 +3,6 @@ package manage
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -49,7 +48,7 @@ func (s *Service) checkRolePermission(in *UserInput) error {
 		if item == "" {
 			continue
 		}
-		if id, err := strconv.Atoi(item); err != nil || id <= 0 {
+		if id, err := atoi32(item); err != nil || id <= 0 {
 			return s.errInvalid("permission")
 		}
 		ids = append(ids, item)

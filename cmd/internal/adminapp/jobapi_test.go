@@ -54,8 +54,9 @@ func (r apiReply) msg() string {
 // The databases the job OpenAPI, token and audit tests run on: the MariaDB test
 // server, and an embedded SQLite file as the admin runs without a datasource.
 const (
-	onMariaDB = "MariaDB"
-	onSQLite  = "SQLite"
+	onMariaDB  = "MariaDB"
+	onSQLite   = "SQLite"
+	onPostgres = "PostgreSQL"
 )
 
 var jobAPIDatabases = []string{onMariaDB, onSQLite}
@@ -89,12 +90,18 @@ func newSQLiteDB(t *testing.T) *schematest.DB {
 	return &schematest.DB{Name: path, SQL: db, Loc: loc}
 }
 
-// newDBOn creates a database of the layout on database (onMariaDB, onSQLite).
+// newDBOn creates a database of the layout on database (onMariaDB, onSQLite,
+// onPostgres).
 func newDBOn(t *testing.T, database string, layout schema.LayoutName) *schematest.DB {
 	t.Helper()
-	if database == onSQLite {
+	switch database {
+	case onSQLite:
 		require.Equal(t, schema.Layout34, layout, "an embedded file has the 3.4 layout only")
 		return newSQLiteDB(t)
+	case onPostgres:
+		require.Equal(t, schema.Layout34, layout, "the PostgreSQL DDL has the 3.4 layout")
+		p, _ := schematest.NewPostgres(t)
+		return p.AsDB()
 	}
 	return newJobAPIDB(t, layout)
 }
