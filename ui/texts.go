@@ -78,13 +78,12 @@ var textsEn = map[string]string{
 	"common_denied":      "You have no access to this.",
 	"common_copy_suffix": " (copy)",
 
-	"login_sso":                "Sign in with {0}",
-	"login_or":                 "or with a user name and password",
-	"login_sso_failed":         "Sign-in with the identity provider did not succeed. Try again.",
-	"login_sso_local_user":     "A local user of this name exists: sign in with its password.",
-	"login_sso_other_identity": "The user of this name belongs to another sign-in identity; ask an administrator.",
-	"login_sso_bad_name":       "The identity provider sent a user name the console cannot use.",
-	"login_sso_limited":        "Too many failed sign-ins from this address; try again in a minute.",
+	"login_sso":            "Sign in with {0}",
+	"login_or":             "or with a user name and password",
+	"login_sso_failed":     "Sign-in with the identity provider did not succeed. Try again.",
+	"login_sso_local_user": "A local user of this name exists: sign in with its password.",
+	"login_sso_bad_name":   "The identity provider sent a user name the console cannot use.",
+	"login_sso_limited":    "Too many failed sign-ins from this address; try again in a minute.",
 
 	"pager_total":   "{0} in total",
 	"pager_prev":    "Previous",
@@ -321,6 +320,8 @@ var textsEn = map[string]string{
 	"help_body_4":    "Each run is listed under Run history. Open its live output to follow what the executor writes while it runs.",
 	"help_exec_addr": "Executors reach this admin at:",
 	"help_version":   "Server: xxl-admin-go, compatible with xxl-job 2.4 and 3.x executors.",
+
+	"login_sso_other_identity": "The user of this name belongs to another sign-in identity; ask an administrator.",
 }
 
 var textsZhCN = map[string]string{
@@ -394,13 +395,12 @@ var textsZhCN = map[string]string{
 	"common_denied":      "你没有访问权限。",
 	"common_copy_suffix": "（副本）",
 
-	"login_sso":                "使用 {0} 登录",
-	"login_or":                 "或使用用户名和密码",
-	"login_sso_failed":         "通过身份提供方登录没有成功，请重试。",
-	"login_sso_local_user":     "已存在同名的本地账号，请使用其密码登录。",
-	"login_sso_other_identity": "该账号属于另一个登录身份，请联系管理员。",
-	"login_sso_bad_name":       "身份提供方返回的用户名无法在控制台使用。",
-	"login_sso_limited":        "此地址登录失败次数过多，请一分钟后再试。",
+	"login_sso":            "使用 {0} 登录",
+	"login_or":             "或使用用户名和密码",
+	"login_sso_failed":     "通过身份提供方登录没有成功，请重试。",
+	"login_sso_local_user": "已存在同名的本地账号，请使用其密码登录。",
+	"login_sso_bad_name":   "身份提供方返回的用户名无法在控制台使用。",
+	"login_sso_limited":    "此地址登录失败次数过多，请一分钟后再试。",
 
 	"pager_total":   "共 {0} 条",
 	"pager_prev":    "上一页",
@@ -637,6 +637,8 @@ var textsZhCN = map[string]string{
 	"help_body_4":    "每次运行都会列在“运行记录”中，打开实时输出即可跟踪执行器正在写出的内容。",
 	"help_exec_addr": "执行器访问本调度中心的地址：",
 	"help_version":   "服务端：xxl-admin-go，兼容 xxl-job 2.4 与 3.x 执行器。",
+
+	"login_sso_other_identity": "该账号属于另一个登录身份，请联系管理员。",
 }
 
 var textsZhTC = map[string]string{
@@ -710,13 +712,12 @@ var textsZhTC = map[string]string{
 	"common_denied":      "你沒有存取權限。",
 	"common_copy_suffix": "（副本）",
 
-	"login_sso":                "使用 {0} 登入",
-	"login_or":                 "或使用使用者名稱和密碼",
-	"login_sso_failed":         "透過身分提供者登入沒有成功，請重試。",
-	"login_sso_local_user":     "已存在同名的本機帳號，請使用其密碼登入。",
-	"login_sso_other_identity": "該帳號屬於另一個登入身分，請聯絡管理員。",
-	"login_sso_bad_name":       "身分提供者傳回的使用者名稱無法在主控台使用。",
-	"login_sso_limited":        "此位址登入失敗次數過多，請一分鐘後再試。",
+	"login_sso":            "使用 {0} 登入",
+	"login_or":             "或使用使用者名稱和密碼",
+	"login_sso_failed":     "透過身分提供者登入沒有成功，請重試。",
+	"login_sso_local_user": "已存在同名的本機帳號，請使用其密碼登入。",
+	"login_sso_bad_name":   "身分提供者傳回的使用者名稱無法在主控台使用。",
+	"login_sso_limited":    "此位址登入失敗次數過多，請一分鐘後再試。",
 
 	"pager_total":   "共 {0} 筆",
 	"pager_prev":    "上一頁",
@@ -953,6 +954,8 @@ var textsZhTC = map[string]string{
 	"help_body_4":    "每次運行都會列在「運行記錄」中，開啟即時輸出即可追蹤執行器正在寫出的內容。",
 	"help_exec_addr": "執行器存取本調度中心的位址：",
 	"help_version":   "伺服端：xxl-admin-go，相容 xxl-job 2.4 與 3.x 執行器。",
+
+	"login_sso_other_identity": "該帳號屬於另一個登入身分，請聯絡管理員。",
 }
 
 // textsFor returns the table of a language (zh_CN for anything unknown).
