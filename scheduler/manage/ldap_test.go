@@ -370,20 +370,7 @@ func providerServiceOn(t *testing.T, store *schema.Store, loc *time.Location, cf
 // (and its executor groups). On every database.
 func TestProviderNamesComparedExactly(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) (*schema.Store, *time.Location){
-		"mariadb": func(t *testing.T) (*schema.Store, *time.Location) {
-			db, st := schematest.New(t, schema.Layout34)
-			return st, db.Loc
-		},
-		"postgres": func(t *testing.T) (*schema.Store, *time.Location) {
-			p, st := schematest.NewPostgres(t)
-			return st, p.Loc
-		},
-		"sqlite": func(t *testing.T) (*schema.Store, *time.Location) {
-			s := schematest.NewSQLite(t)
-			return s.Store, s.Loc
-		},
-	} {
+	for name, open := range testDatabases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			idp, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: "http://127.0.0.1:1", ClientID: "c",
