@@ -187,7 +187,7 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 	}
 	if strings.TrimSpace(in.ChildJobID) != "" {
 		for _, item := range strings.Split(in.ChildJobID, ",") {
-			id, err := strconv.Atoi(item)
+			id, err := atoi32(item)
 			if err != nil {
 				return s.fail(Invalid, "console_invalid", fieldItem{"child", item})
 			}

@@ -165,7 +165,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log, ClientAddr: proxies.ClientAddr,
 		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log, Now: clk.Now}}
 	if report.Layout.GroupAccessToken {
-		api.GroupTokens = store.GroupTokens
+		api.GroupTokens, api.LogApps = store.GroupTokens, store.LogApps
 	}
 	openapi.Mount(app, cfg.ContextPath, "") // before the API's /api/:uri
 	api.Mount(app, cfg.ContextPath, "")
