@@ -3,7 +3,7 @@
 // configured spring.datasource.url it runs on an embedded SQLite file instead.
 //
 //	xxl-admin-go [--config FILE] [--key=value ...]        run the admin
-//	xxl-admin-go schema init [--layout=3.4|2.4] [...]     create tables on an empty database
+//	xxl-admin-go schema init [--layout=3.4|3.5|2.4] [...] create tables on an empty database
 //	xxl-admin-go schema check [...]                       report the database's layout
 //	xxl-admin-go schema upgrade [...]                     add our missing indexes and tables
 //	xxl-admin-go schema export --out FILE [...]           write groups, jobs and users as JSON
