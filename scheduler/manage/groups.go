@@ -131,15 +131,15 @@ func (s *Service) validateGroup(in *GroupInput) error {
 	return nil
 }
 
-// appNameTaken reports a group of that app name other than id: from 3.5 on app names
-// are unique (i_app_name), compared as the database compares them, regardless of case.
-func (s *Service) appNameTaken(ctx context.Context, appName string, id int) (bool, error) {
+// appNameTaken reports a group of that app name: from 3.5 on app names are unique
+// (i_app_name), compared as the database compares them, regardless of case.
+func (s *Service) appNameTaken(ctx context.Context, appName string) (bool, error) {
 	all, err := s.store.Groups(ctx, -1)
 	if err != nil {
 		return false, err
 	}
 	for _, g := range all {
-		if g.ID != id && strings.EqualFold(g.AppName, appName) {
+		if strings.EqualFold(g.AppName, appName) {
 			return true, nil
 		}
 	}
@@ -174,7 +174,7 @@ func (s *Service) AddGroup(ctx context.Context, p Principal, in GroupInput) (int
 		return 0, err
 	}
 	if s.layout.GroupAccessToken {
-		taken, err := s.appNameTaken(ctx, in.AppName, 0)
+		taken, err := s.appNameTaken(ctx, in.AppName)
 		if err != nil {
 			return 0, err
 		}
