@@ -21,10 +21,10 @@ type config struct {
 	adminUser, adminPass          string
 	relayHost                     string // host the admin (and executors) reach the relay at
 
-	javaAdminImages []string // official images to compare against
-	javaVersions    []string // xxl-job-core versions of the Java executors
-	executors       []string // executor kinds to run; nil = all that apply
-	admins          []string // admins the suite starts: ours, java; nil = both
+	javaPeerAdmins []string // official images to compare against
+	javaVersions   []string // xxl-job-core versions of the Java executors
+	executors      []string // executor kinds to run; nil = all that apply
+	admins         []string // admins the suite starts: ours, java; nil = both
 
 	execCmd, execName, execProfile string
 
@@ -55,24 +55,24 @@ func list(s string) []string {
 
 func loadConfig(t *testing.T) *config {
 	c := &config{
-		adminURL:        os.Getenv("XXL_CONFORMANCE_ADMIN_URL"),
-		adminDSN:        os.Getenv("XXL_CONFORMANCE_ADMIN_DSN"),
-		adminName:       env("XXL_CONFORMANCE_ADMIN_NAME", "external"),
-		adminToken:      env("XXL_CONFORMANCE_ADMIN_TOKEN", "default_token"),
-		adminUser:       env("XXL_CONFORMANCE_ADMIN_USER", "admin"),
-		adminPass:       env("XXL_CONFORMANCE_ADMIN_PASSWORD", "123456"),
-		relayHost:       os.Getenv("XXL_CONFORMANCE_RELAY_HOST"),
-		javaAdminImages: list(env("XXL_CONFORMANCE_JAVA_ADMIN_IMAGE", "xuxueli/xxl-job-admin:2.4.2")),
-		javaVersions:    list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.4.2,3.5.0")),
-		executors:       list(os.Getenv("XXL_CONFORMANCE_EXECUTORS")),
-		admins:          list(env("XXL_CONFORMANCE_ADMINS", "ours,java")),
-		execCmd:         os.Getenv("XXL_CONFORMANCE_EXECUTOR_CMD"),
-		execName:        env("XXL_CONFORMANCE_EXECUTOR_NAME", "cmd"),
-		execProfile:     os.Getenv("XXL_CONFORMANCE_EXECUTOR_PROFILE"),
-		long:            os.Getenv("XXL_CONFORMANCE_LONG") != "",
-		jobsVia:         env("XXL_CONFORMANCE_JOBS", "auto"),
-		report:          env("XXL_CONFORMANCE_REPORT", "report.md"),
-		token:           "conformance-token",
+		adminURL:       os.Getenv("XXL_CONFORMANCE_ADMIN_URL"),
+		adminDSN:       os.Getenv("XXL_CONFORMANCE_ADMIN_DSN"),
+		adminName:      env("XXL_CONFORMANCE_ADMIN_NAME", "external"),
+		adminToken:     env("XXL_CONFORMANCE_ADMIN_TOKEN", "default_token"),
+		adminUser:      env("XXL_CONFORMANCE_ADMIN_USER", "admin"),
+		adminPass:      env("XXL_CONFORMANCE_ADMIN_PASSWORD", "123456"),
+		relayHost:      os.Getenv("XXL_CONFORMANCE_RELAY_HOST"),
+		javaPeerAdmins: list(env("XXL_CONFORMANCE_JAVA_ADMIN_IMAGE", "xuxueli/xxl-job-admin:2.4.2")),
+		javaVersions:   list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.4.2,3.5.0")),
+		executors:      list(os.Getenv("XXL_CONFORMANCE_EXECUTORS")),
+		admins:         list(env("XXL_CONFORMANCE_ADMINS", "ours,java")),
+		execCmd:        os.Getenv("XXL_CONFORMANCE_EXECUTOR_CMD"),
+		execName:       env("XXL_CONFORMANCE_EXECUTOR_NAME", "cmd"),
+		execProfile:    os.Getenv("XXL_CONFORMANCE_EXECUTOR_PROFILE"),
+		long:           os.Getenv("XXL_CONFORMANCE_LONG") != "",
+		jobsVia:        env("XXL_CONFORMANCE_JOBS", "auto"),
+		report:         env("XXL_CONFORMANCE_REPORT", "report.md"),
+		token:          "conformance-token",
 	}
 	if s := os.Getenv("XXL_CONFORMANCE_SCENARIOS"); s != "" {
 		re, err := regexp.Compile(s)
@@ -152,7 +152,7 @@ func (s *suite) admins(kinds []*execKind) []adminTarget {
 	}
 	// The official image runs on MySQL only.
 	if slices.Contains(cfg.admins, "java") && !cfg.postgres {
-		for _, image := range cfg.javaAdminImages {
+		for _, image := range cfg.javaPeerAdmins {
 			targets = append(targets, javaAdminTarget(s, image))
 		}
 	}
