@@ -356,6 +356,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	if v.layout35 {
 		require.True(t, eval[bool](b, `document.querySelector('#form-group input[name=appname]').readOnly && document.querySelector('#form-group input[name=accessToken]').value === 'default_token'`),
 			"3.5 edit form: app name fixed, the group's token shown")
+		b.shot("executor-edit")
 	}
 	b.jsClick(`#form-group input[name=addressType][value="1"]`)
 	b.typeInto("#form-group textarea[name=addressList]", "http://10.1.2.3:9999/")
