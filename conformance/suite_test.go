@@ -247,27 +247,10 @@ func runSuite(t *testing.T, cfg *config) {
 			k.detect(t)
 		}
 	}
-	targets := s.admins(all)
-	held := map[string]func(){} // "admin/kind" → release, for the columns before 3.5
-	for _, target := range targets {
-		if target.layout != "" && target.layout != "3.5" {
-			for _, k := range kindsFor(target, all) {
-				held[target.name+"/"+k.name] = earlier.hold()
-			}
-		}
-	}
-	for _, target := range targets {
+	for _, target := range s.admins(all) {
 		kinds := kindsFor(target, all)
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
-			// An admin that is skipped or does not start holds nothing back.
-			t.Cleanup(func() {
-				for _, k := range kinds {
-					if release := held[target.name+"/"+k.name]; release != nil {
-						release()
-					}
-				}
-			})
 			if why := target.check(); why != "" {
 				s.rep.skipAll(target.name, kinds, why)
 				t.Skip(why)
@@ -280,11 +263,6 @@ func runSuite(t *testing.T, cfg *config) {
 			for _, k := range kinds {
 				t.Run(k.name, func(t *testing.T) {
 					t.Parallel()
-					release := held[target.name+"/"+k.name]
-					if release == nil {
-						release = func() {}
-					}
-					t.Cleanup(release) // a skipped column holds nothing back
 					if !serves(a.layout, k) {
 						why := fmt.Sprintf("the admin speaks the protocol of its database's %s layout, the executor that of %s (they do not interoperate, wire-protocol.md §10)",
 							a.layout, protocolOf(k))
@@ -295,84 +273,19 @@ func runSuite(t *testing.T, cfg *config) {
 						s.rep.skipKind(a.name, k.name, why)
 						t.Skip(why)
 					}
-					var short sync.WaitGroup // the column's scenarios but lost-job
 					for _, sc := range scenarios {
 						if cfg.scenarios != nil && !cfg.scenarios.MatchString(sc.id) {
 							continue
 						}
-						long := sc.id == "lost-job"
-						if !long {
-							short.Add(1)
-						}
 						t.Run(sc.id, func(t *testing.T) {
 							t.Parallel()
-							if !long {
-								defer short.Done()
-								if k.layout == "3.5" && !earlier.wait(10*time.Minute) {
-									t.Log("the columns before 3.5 still run after 10 minutes; going ahead beside them")
-								}
-							}
 							x := newCell(t, s, a, k, sc)
 							sc.run(x)
 						})
 					}
-					go func() { short.Wait(); release() }()
 				})
 			}
 		})
-	}
-}
-
-// earlier holds back the 3.5 columns: their scenarios (lost-job aside, which mostly
-// waits) start once those of the columns before 3.5 in this process are done. Side by
-// side on a small machine, the 3.5 column's admin and executors starved the Node
-// executors past the admin's 3 s call timeout; after them, the 3.5 column still ends
-// well within the 12 minutes the lost-job scenario waits.
-var earlier = newBacklog()
-
-// backlog counts the columns still running.
-type backlog struct {
-	mu   sync.Mutex
-	n    int
-	zero chan struct{} // closed while n is 0
-}
-
-func newBacklog() *backlog {
-	b := &backlog{zero: make(chan struct{})}
-	close(b.zero)
-	return b
-}
-
-// hold counts one more column and returns its release, which counts once.
-func (b *backlog) hold() func() {
-	b.mu.Lock()
-	if b.n == 0 {
-		b.zero = make(chan struct{})
-	}
-	b.n++
-	b.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			b.mu.Lock()
-			if b.n--; b.n == 0 {
-				close(b.zero)
-			}
-			b.mu.Unlock()
-		})
-	}
-}
-
-// wait returns true once no column is held, or false after limit.
-func (b *backlog) wait(limit time.Duration) bool {
-	b.mu.Lock()
-	zero := b.zero
-	b.mu.Unlock()
-	select {
-	case <-zero:
-		return true
-	case <-time.After(limit):
-		return false
 	}
 }
 
