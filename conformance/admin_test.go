@@ -68,20 +68,24 @@ func oursBinary(t *testing.T) (string, error) {
 	if bin := os.Getenv("XXL_CONFORMANCE_ADMIN_BIN"); bin != "" {
 		return bin, nil
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "xxl-conformance-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildBin = filepath.Join(dir, "xxl-admin-go")
-		cmd := exec.Command("go", "build", "-o", buildBin, "./cmd/xxl-admin-go")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/xxl-admin-go: %v\n%s", err, out)
-		}
-	})
+	buildOnce.Do(func() { buildBin, buildErr = goBuild("./cmd/xxl-admin-go", "xxl-admin-go") })
 	return buildBin, buildErr
+}
+
+// goBuild builds a main package of this module (a path from the module root) into a
+// fresh temporary directory and returns the binary's path.
+func goBuild(pkg, name string) (string, error) {
+	dir, err := os.MkdirTemp("", "xxl-conformance-"+name+"-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
 }
 
 // jdbcURL is the spring.datasource.url of a test database.

@@ -333,20 +333,9 @@ func standinKind() *execKind {
 		profile: "java",
 		layout:  "3.5",
 		check: func() string {
-			standinOnce.Do(func() {
-				dir, err := os.MkdirTemp("", "xxl-conformance-standin-")
-				if err != nil {
-					standinErr = err
-					return
-				}
-				standinBin = filepath.Join(dir, "standin-executor")
-				cmd := exec.Command("go", "build", "-o", standinBin, "./standin-executor")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					standinErr = fmt.Errorf("go build ./conformance/standin-executor: %v: %s", err, oneLine(string(out)))
-				}
-			})
+			standinOnce.Do(func() { standinBin, standinErr = goBuild("./conformance/standin-executor", "standin-executor") })
 			if standinErr != nil {
-				return standinErr.Error()
+				return oneLine(standinErr.Error())
 			}
 			return ""
 		},
