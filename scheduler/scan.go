@@ -24,6 +24,11 @@ func (s *Scheduler) scanLoop() {
 	if !clock.Sleep(s.clock, time.Duration(PreReadMs-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 		return
 	}
+	if s.leases != nil {
+		// Only now: partitions leased before this admin scans would go unscanned.
+		// The first round runs at once; what it acquires wakes the scan (wakeScan).
+		s.leases.Start()
+	}
 	for {
 		select {
 		case <-s.stopScan:
@@ -39,17 +44,20 @@ func (s *Scheduler) scanLoop() {
 			if c, _, _ := s.scanCond.current(); c != Overloaded {
 				s.scanCond.set(Overloaded, "ring_fires="+strconv.Itoa(s.ring.size())+" queued="+strconv.Itoa(len(s.fast.queue)+len(s.slow.queue)), nil)
 			}
-			if !clock.Sleep(s.clock, time.Duration(1000-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
+			if !s.scanSleep(time.Duration(1000-s.clock.Now().UnixMilli()%1000) * time.Millisecond) {
 				return
 			}
 			continue
 		}
 		start := s.clock.Now()
-		found, err := s.ScanOnce(s.runCtx)
+		found, err := s.ScanOnce(s.scanCtx)
 		full := s.lastScanFull.Load()
 		if err != nil {
 			s.metrics.dbError("scan")
-			if !clock.Sleep(s.clock, s.scanFailed(err), s.stopScan) {
+			if s.scanCtx.Err() != nil {
+				return // Stop abandoned the scan
+			}
+			if !s.scanSleep(s.scanFailed(err)) {
 				return
 			}
 			continue
@@ -71,10 +79,24 @@ func (s *Scheduler) scanLoop() {
 		// second's fires: the scan's statements then do not compete with that burst of
 		// executor calls for the CPU (upstream scans on the whole second; the five-second
 		// read-ahead makes the offset invisible to the schedule).
-		if !clock.Sleep(s.clock, time.Duration(wait-(now.UnixMilli()+scanOffsetMs)%1000)*time.Millisecond, s.stopScan) {
+		if !s.scanSleep(time.Duration(wait-(now.UnixMilli()+scanOffsetMs)%1000) * time.Millisecond) {
 			return
 		}
 	}
+}
+
+// scanSleep waits d on the scheduler's clock, less when wakeScan is called meanwhile;
+// false when Stop began.
+func (s *Scheduler) scanSleep(d time.Duration) bool {
+	t := s.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-s.scanWake:
+	case <-s.stopScan:
+		return false
+	}
+	return true
 }
 
 // scanFailed records why a scan failed and returns how long to wait before the next.
@@ -348,8 +370,9 @@ func (s *Scheduler) burstSent() {
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
 	stop, stopping := s.stopRing, false
+	var handOffMs int64 // once stopping: the ring sends no second that begins after it
 	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring keeps
-	// its rhythm and ticks on until it is empty.
+	// its rhythm and ticks on until it is empty or handOffAfter passed.
 	sleep := func(d time.Duration) {
 		t := s.clock.NewTimer(d)
 		for {
@@ -358,6 +381,7 @@ func (s *Scheduler) ringLoop() {
 				return
 			case <-stop:
 				stop, stopping = nil, true
+				handOffMs = s.clock.Now().Add(handOffAfter).UnixMilli()
 			}
 		}
 	}
@@ -386,7 +410,9 @@ func (s *Scheduler) ringLoop() {
 		s.RingTick(time.UnixMilli(boundaryMs))
 		s.ringTicked.Store(boundaryMs)
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
-		if stopping && s.ring.size() == 0 {
+		// Stopping: what is left was claimed for later seconds; the other admins take
+		// it over once this one retires (Stop), before it is due.
+		if stopping && (s.ring.size() == 0 || boundaryMs+1000 > handOffMs) {
 			return
 		}
 	}

@@ -66,7 +66,20 @@ type Config struct {
 	KillStaleHolderAfter time.Duration
 	// Cluster chooses how admins sharing the database share the scan.
 	Cluster ClusterConfig
+	// ShutdownTimeout bounds Stop when its context has no deadline
+	// (xxl.admin.shutdown-timeout; DefaultShutdownTimeout when zero).
+	ShutdownTimeout time.Duration
 }
+
+// DefaultShutdownTimeout is how long a graceful stop may take when nothing else is
+// configured: the hand-over itself takes 1–3 s.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// handOffAfter is how far past a stop the ring still sends fires itself: it sends
+// every second that begins within it, and hands the later read-ahead fires to the
+// other admins. Their scans run every second, so a fire handed over at least a second
+// before it is due goes out on time (docs/RELIABILITY.md, "Graceful hand-over").
+const handOffAfter = time.Second
 
 // Cluster modes (xxl.admin.cluster.mode).
 const (
@@ -179,6 +192,15 @@ type Scheduler struct {
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc
+	// scanCtx ends when Stop begins: a scan waiting for the schedule lock or the
+	// database gives up at once (it rolls back; nothing was decided).
+	scanCtx    context.Context
+	scanCancel context.CancelFunc
+	// scanWake cuts the scan loop's wait short: the partition leases just changed
+	// hands (see leasesAcquired).
+	scanWake chan struct{}
+	// stopping is set when Stop begins (readiness reports it).
+	stopping  atomic.Bool
 	stopScan  chan struct{}
 	stopRing  chan struct{}
 	stopMon   chan struct{}
@@ -217,6 +239,10 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
 		adminIP: cfg.AdminIP, p3: cfg.P3,
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
+		scanWake: make(chan struct{}, 1),
+	}
+	if s.cfg.ShutdownTimeout <= 0 {
+		s.cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	id := newInstanceID()
 	s.instance.Store(&id)
@@ -231,7 +257,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		if cfg.Cluster.Mode == ModePartitioned {
 			s.leases = cluster.New(store, cluster.Config{Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime,
 				Instance: id, Logger: s.log, Held: s.metrics.prom.partitionsHeld, TakenOver: s.metrics.prom.leasesTakenOver,
-				RenewFailed: s.metrics.prom.leaseRenewFailed})
+				RenewFailed: s.metrics.prom.leaseRenewFailed, Acquired: s.wakeScan})
 		}
 	}
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
@@ -248,6 +274,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// holding the next requests past the executors' 3 s timeout.
 	s.results = groupCommit[CallbackResult]{max: 500, parallel: 2, write: s.completeBatch, hold: s.quiet}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
+	s.scanCtx, s.scanCancel = context.WithCancel(s.runCtx)
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
 	return s
@@ -266,9 +293,9 @@ func (s *Scheduler) Start() {
 		}
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.startedAt.Store(time.Now().UnixNano())
-		if s.leases != nil {
-			s.leases.Start()
-		}
+		// The partition leases are taken when the scan loop is ready to scan them
+		// (scanLoop): a lease held by an admin that does not scan yet costs its jobs
+		// their fires.
 		s.wgRing.Add(1)
 		go s.ringLoop()
 		s.wgScan.Add(1)
@@ -277,16 +304,23 @@ func (s *Scheduler) Start() {
 	})
 }
 
-// Stop stops scanning, fires what the ring already holds, waits for in-flight
-// triggers and stops the monitors, all within the context's deadline (10 s if none).
+// Stop hands this admin's work over and stops (docs/RELIABILITY.md, "Graceful
+// hand-over"): no new scans (one under way is abandoned), the partition leases
+// released at once, the fires due within handOffAfter sent, the triggers under way
+// finished and their outcomes written, then the heartbeat row marked retired, so that
+// the next scan of another admin takes the later read-ahead fires over without waiting
+// for HeartbeatTimeout. All within the context's deadline (Config.ShutdownTimeout if
+// none).
 func (s *Scheduler) Stop(ctx context.Context) {
 	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 			defer cancel()
 		}
 		close(s.stopScan)
+		s.scanCancel()
 		s.wgScan.Wait()
 		if s.leases != nil {
 			// At once, not after the ring drained: the others scan these partitions
@@ -303,7 +337,7 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		select {
 		case <-ringDone:
 		case <-ctx.Done():
-			s.log.Error("stopped before the ring emptied; these read-ahead fires were not dispatched", "count", s.ring.size())
+			s.log.Error("stopped before the ring sent its last second; its fires are handed to the other admins", "count", s.ring.size())
 		}
 		s.wgMon.Wait()
 		deadline, _ := ctx.Deadline()
@@ -328,16 +362,33 @@ func (s *Scheduler) Stop(ctx context.Context) {
 				s.log.Error("stopped with trigger outcomes unwritten; their logs stay open with their claim marker", "count", n)
 			}
 		}
-		// Whatever is still claimed (ring not drained in time, database down) is
-		// handed to the other admins at once.
+		// What is still claimed (read ahead past the hand-over, or held up by the
+		// database) goes to the other admins at their next scan.
 		if n := s.ring.size() + s.pendingFires(); n > 0 {
-			s.log.Warn("leaving read-ahead fires to the other admins", "count", n)
+			s.log.Info("handing read-ahead fires to the other admins", "count", n)
 		}
-		if err := s.retire(context.Background()); err != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), max(time.Until(deadline), 2*time.Second))
+		defer cancel()
+		if err := s.retire(rctx); err != nil {
 			s.log.Warn("could not mark this admin stopped; others take over after the heartbeat timeout", "err", err)
 		}
 		s.runCancel()
 	})
+}
+
+// Stopping reports that Stop has begun: the admin is handing its work over.
+func (s *Scheduler) Stopping() bool { return s.stopping.Load() }
+
+// Started reports that Start has run.
+func (s *Scheduler) Started() bool { return s.startedAt.Load() != 0 }
+
+// wakeScan cuts the scan loop's current wait short (the partition leases changed):
+// newly leased partitions are scanned at once, not at the next whole second.
+func (s *Scheduler) wakeScan() {
+	select {
+	case s.scanWake <- struct{}{}:
+	default:
+	}
 }
 
 // WaitIdle blocks until every submitted trigger (including children and retries they

@@ -43,6 +43,11 @@ type partRig struct {
 	admins  []*adminProc
 	logs    []*logLines
 	first   time.Time
+	// bin, vias and modes start an admin again (restart): its binary, its database
+	// through its proxy, its cluster mode.
+	bin   string
+	vias  []*schematest.DB
+	modes []string
 }
 
 // startPartRig starts the server, the recorder and one admin per mode given
@@ -56,7 +61,7 @@ func startPartRig(t *testing.T, modes ...string) *partRig {
 	if bin == "" {
 		bin = buildAdmin(t)
 	}
-	r := &partRig{t: t, db: db, rec: startFireRecorder(t)}
+	r := &partRig{t: t, db: db, rec: startFireRecorder(t), bin: bin, modes: modes}
 	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "partitioned", Title: "partitioned", AddressType: 1, AddressList: r.rec.address()})
 	require.NoError(t, err)
 	var pids []int
@@ -68,7 +73,7 @@ func startPartRig(t *testing.T, modes ...string) *partRig {
 		via := &schematest.DB{Name: db.Name, Config: &cfg, SQL: db.SQL, Loc: db.Loc}
 		l := &logLines{t: t, prefix: "admin " + name + "| "}
 		a := startAdminProcEnv(t, bin, via, l, nil, "--xxl.admin.cluster.mode="+mode)
-		r.proxies, r.admins, r.logs = append(r.proxies, p), append(r.admins, a), append(r.logs, l)
+		r.proxies, r.admins, r.logs, r.vias = append(r.proxies, p), append(r.admins, a), append(r.logs, l), append(r.vias, via)
 		pids = append(pids, a.cmd.Process.Pid)
 	}
 	r.rec.setAdmins(pids...)

@@ -63,6 +63,10 @@ type Config struct {
 	// Cluster is how admins sharing the database share the scan, from
 	// xxl.admin.cluster.* (docs/RELIABILITY.md, "Partitioned mode").
 	Cluster Cluster
+	// ShutdownTimeout is xxl.admin.shutdown-timeout: how long a graceful stop
+	// (SIGTERM) may take, hand-over and the HTTP server's last requests included,
+	// 1 s..10 min. A Kubernetes terminationGracePeriodSeconds must cover it.
+	ShutdownTimeout time.Duration
 	// ForwardHeaders is server.forward-headers-strategy: "none" (Spring's default)
 	// names a console client by its TCP peer; "native" and "framework" by the
 	// X-Forwarded-For that TrustedProxies appended.
@@ -838,6 +842,7 @@ func (l *loader) build() *Config {
 	if c.Cluster.Mode != "lock" && c.Cluster.Mode != "partitioned" {
 		l.fail("xxl.admin.cluster.mode", fmt.Sprintf("%q is not lock or partitioned", c.Cluster.Mode))
 	}
+	c.ShutdownTimeout = time.Duration(l.intIn("xxl.admin.shutdown-timeout", 1000, 600000)) * time.Millisecond
 	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 256)
 	c.Cluster.LeaseTime = time.Duration(l.intIn("xxl.admin.cluster.lease-time", 1000, 60000)) * time.Millisecond
 	if c.Cluster.Mode == "partitioned" && c.Cluster.LeaseTime > 5*time.Second {

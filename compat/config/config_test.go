@@ -421,6 +421,7 @@ func TestValidationErrors(t *testing.T) {
 		{"--xxl.admin.cluster.mode=sharded", "xxl.admin.cluster.mode", `"sharded" is not lock or partitioned`},
 		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..256"},
 		{"--xxl.admin.cluster.lease-time=500", "xxl.admin.cluster.lease-time", "500 is out of range 1000..60000"},
+		{"--xxl.admin.shutdown-timeout=500", "xxl.admin.shutdown-timeout", "500 is out of range 1000..600000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
@@ -600,6 +601,13 @@ func TestOpenLocalServer(t *testing.T) {
 	plain, err := mysql.ParseDSN(cfg.DataSource.ServerDSN())
 	require.NoError(t, err)
 	require.Empty(t, plain.DBName)
+}
+
+func TestShutdownTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Equal(t, 10*time.Second, b.load(t, nil, nil).ShutdownTimeout)
+	require.Equal(t, 25*time.Second, b.load(t, []string{"--xxl.admin.shutdown-timeout=25000"}, nil).ShutdownTimeout)
 }
 
 func TestClusterMode(t *testing.T) {

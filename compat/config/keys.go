@@ -59,6 +59,8 @@ var specs = []spec{
 	{"xxl.admin.cluster.mode", "lock"},
 	{"xxl.admin.cluster.partitions", "32"},
 	{"xxl.admin.cluster.lease-time", "4000"},
+	// Ours: how long a graceful stop may take (ms; see ShutdownTimeout).
+	{"xxl.admin.shutdown-timeout", "10000"},
 	// Spring's: whether X-Forwarded-For names the client (none, native, framework).
 	{"server.forward-headers-strategy", "none"},
 	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).
