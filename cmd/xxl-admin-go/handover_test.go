@@ -74,35 +74,45 @@ func (r *partRig) missedSeconds(from, to time.Time) (missed int, examples []stri
 
 // A rolling restart of three partitioned admins: each in turn is sent SIGTERM, exits,
 // and is started again, 10 s apart. No planned second of any job goes without its
-// fire, nothing is received twice, every fire has its log row with code 200, and every
-// admin exits on SIGTERM (within xxl.admin.shutdown-timeout, 10 s by default).
+// fire, nothing is received twice, every fire has its log row with code 200, no lease
+// is left to expire, and every admin exits on SIGTERM (within
+// xxl.admin.shutdown-timeout, 10 s by default).
 func TestPartitionedRollingRestartHandsOver(t *testing.T) {
 	r := startPartRig(t, "partitioned", "partitioned", "partitioned")
 	pids := make([]int, 0, 6)
 	for _, a := range r.admins {
 		pids = append(pids, a.cmd.Process.Pid)
 	}
+	logs := append([]*logLines(nil), r.logs...)
 	sleepUntil(r.first.Add(8 * time.Second))
 	from := time.Now().Truncate(time.Second).Add(time.Second)
 	sleepUntil(from)
 	var exits []string
 	for i := range r.admins {
-		at := time.Now()
+		// 10 s apart, each at another point of the second: before, during and after
+		// the ring prepares the next second's fires (250 ms before it).
+		at := from.Add(time.Duration(i)*10*time.Second + time.Duration(i)*400*time.Millisecond)
+		sleepUntil(at)
 		took := r.terminate(i, 20*time.Second)
 		exits = append(exits, fmt.Sprintf("%s %.2fs", partAdmin(i), took.Seconds()))
 		r.restart(i, &pids)
-		sleepUntil(at.Add(10 * time.Second))
+		logs = append(logs, r.logs[i])
 	}
 	sleepUntil(time.Now().Add(10 * time.Second))
 	end := time.Now().Truncate(time.Second)
+	expired := 0
+	for _, l := range logs {
+		expired += l.count("took over the expired partition leases")
+	}
 	sleepUntil(end.Add(3 * time.Second)) // the last planned seconds arrive
 	missed, examples := r.missedSeconds(from, end)
 	f := r.figures(from, end, -1)
 	planned := partJobs * int(end.Sub(from)/time.Second)
-	f.check(t, "rolling restart", fmt.Sprintf("exits after SIGTERM: %s | planned job seconds %d, missed %d (%.2f %%)",
-		strings.Join(exits, ", "), planned, missed, 100*float64(missed)/float64(planned)))
+	f.check(t, "rolling restart", fmt.Sprintf("exits after SIGTERM: %s | planned job seconds %d, missed %d (%.2f %%) | leases taken over expired %d",
+		strings.Join(exits, ", "), planned, missed, 100*float64(missed)/float64(planned), expired))
 	for _, e := range examples {
 		t.Log("  missed: " + e)
 	}
 	assert.Zero(t, missed, "planned seconds of a job without a fire")
+	assert.Zero(t, expired, "partition leases left to expire instead of released")
 }
