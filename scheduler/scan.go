@@ -372,7 +372,8 @@ func (s *Scheduler) ringLoop() {
 	stop, stopping := s.stopRing, false
 	var handOffMs int64 // once stopping: the ring sends no second that begins after it
 	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring keeps
-	// its rhythm and ticks on until it is empty or handOffAfter passed.
+	// its rhythm and ticks on until it is empty or, when another admin takes over,
+	// handOffAfter passed.
 	sleep := func(d time.Duration) {
 		t := s.clock.NewTimer(d)
 		for {
@@ -412,7 +413,7 @@ func (s *Scheduler) ringLoop() {
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		// Stopping: what is left was claimed for later seconds; the other admins take
 		// it over once this one retires (Stop), before it is due.
-		if stopping && (s.ring.size() == 0 || boundaryMs+1000 > handOffMs) {
+		if stopping && (s.ring.size() == 0 || s.handOff.Load() && boundaryMs+1000 > handOffMs) {
 			return
 		}
 	}

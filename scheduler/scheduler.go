@@ -199,8 +199,11 @@ type Scheduler struct {
 	// scanWake cuts the scan loop's wait short: the partition leases just changed
 	// hands (see leasesAcquired).
 	scanWake chan struct{}
-	// stopping is set when Stop begins (readiness reports it).
+	// stopping is set when Stop begins (readiness reports it); handOff when another
+	// admin is alive to take this one's later read-ahead fires (else the ring sends
+	// them all before it stops).
 	stopping  atomic.Bool
+	handOff   atomic.Bool
 	stopScan  chan struct{}
 	stopRing  chan struct{}
 	stopMon   chan struct{}
@@ -306,11 +309,11 @@ func (s *Scheduler) Start() {
 
 // Stop hands this admin's work over and stops (docs/RELIABILITY.md, "Graceful
 // hand-over"): no new scans (one under way is abandoned), the partition leases
-// released at once, the fires due within handOffAfter sent, the triggers under way
-// finished and their outcomes written, then the heartbeat row marked retired, so that
-// the next scan of another admin takes the later read-ahead fires over without waiting
-// for HeartbeatTimeout. All within the context's deadline (Config.ShutdownTimeout if
-// none).
+// released at once, the fires due within handOffAfter sent (all the ring holds when
+// no other admin is alive), the triggers under way finished and their outcomes
+// written, then the heartbeat row marked retired, so that the next scan of another
+// admin takes the later read-ahead fires over without waiting for HeartbeatTimeout.
+// All within the context's deadline (Config.ShutdownTimeout if none).
 func (s *Scheduler) Stop(ctx context.Context) {
 	s.stopOnce.Do(func() {
 		s.stopping.Store(true)
@@ -330,6 +333,7 @@ func (s *Scheduler) Stop(ctx context.Context) {
 			s.leases.Stop(lctx)
 			cancel()
 		}
+		s.handOff.Store(s.othersAlive(ctx))
 		close(s.stopMon)
 		close(s.stopRing)
 		ringDone := make(chan struct{})
@@ -374,6 +378,28 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		}
 		s.runCancel()
 	})
+}
+
+// othersAlive reports whether another admin's heartbeat is fresh: one that takes over
+// what this admin hands over. Without one (a lone admin, or the database does not
+// answer within a second) the ring sends all it holds before it stops.
+func (s *Scheduler) othersAlive(ctx context.Context) bool {
+	if s.store == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	beats, err := s.store.AdminHeartbeats(ctx)
+	if err != nil {
+		return false
+	}
+	now, me := s.clock.Now(), s.Instance()
+	for _, h := range beats {
+		if h.Instance != me && h.Beat.Unix() != 0 && now.Sub(h.Beat) < HeartbeatTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // Stopping reports that Stop has begun: the admin is handing its work over.

@@ -4,6 +4,9 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,25 +14,55 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // Graceful hand-over, process tests: a rolling restart as Kubernetes runs one. Three
-// partitioned admins share 150 jobs due every second (startPartRig); each admin in
-// turn gets SIGTERM, exits, and is started again, 10 s apart. The stopping admin
+// partitioned admins share 150 jobs due every second (startPartRig, on MariaDB and
+// PostgreSQL); each admin in turn gets SIGTERM, exits, and is started again, 10 s
+// apart. The stopping admin
 // releases its partition leases and hands its read-ahead fires to the others at once
 // (docs/RELIABILITY.md, "Graceful hand-over"), so every planned second of every job
 // is received exactly once.
 
-// restart starts admin i again (after it exited) with its mode and proxy, and names
-// its process to the recorder under a new index.
+// restart starts admin i again (after it exited) and names its process to the
+// recorder under a new index.
 func (r *partRig) restart(i int, pids *[]int) {
 	r.t.Helper()
-	name := string(rune('A' + i))
-	l := &logLines{t: r.t, prefix: "admin " + name + "'| "}
-	a := startAdminProcEnv(r.t, r.bin, r.vias[i], l, nil, "--xxl.admin.cluster.mode="+r.modes[i])
+	l := &logLines{t: r.t, prefix: "admin " + partAdmin(i) + "'| "}
+	a := r.launch(i, l)
 	r.admins[i], r.logs[i] = a, l
 	*pids = append(*pids, a.cmd.Process.Pid)
 	r.rec.setAdmins(*pids...)
+}
+
+// startPartRigPostgres is startPartRig on a PostgreSQL schema of the test server
+// (no proxies: the rolling restart needs none), every admin partitioned.
+func startPartRigPostgres(t *testing.T, admins int) *partRig {
+	t.Helper()
+	faultGate(t)
+	p, store := schematest.NewPostgres(t)
+	bin := os.Getenv("XXL_FAULT_ADMIN_BIN")
+	if bin == "" {
+		bin = buildAdmin(t)
+	}
+	r := &partRig{t: t, db: p.AsDB(), rec: startFireRecorder(t)}
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	ds := []string{
+		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+		"--spring.datasource.username=" + p.Config.User, "--spring.datasource.password=" + p.Config.Password,
+		"--spring.datasource.hikari.maximum-pool-size=10", // several admins within the server's 100 connections
+	}
+	r.launch = func(_ int, out io.Writer) *adminProc {
+		return startAdminProcOn(t, bin, ds, out, nil, "--xxl.admin.cluster.mode=partitioned")
+	}
+	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "partitioned", Title: "partitioned", AddressType: 1, AddressList: r.rec.address()})
+	require.NoError(t, err)
+	r.startAll(admins)
+	r.addJobs(g)
+	return r
 }
 
 // terminate sends SIGTERM to admin i and waits for it to exit; it returns how long
@@ -78,15 +111,22 @@ func (r *partRig) missedSeconds(from, to time.Time) (missed int, examples []stri
 // is left to expire, and every admin exits on SIGTERM (within
 // xxl.admin.shutdown-timeout, 10 s by default).
 func TestPartitionedRollingRestartHandsOver(t *testing.T) {
-	r := startPartRig(t, "partitioned", "partitioned", "partitioned")
-	pids := make([]int, 0, 6)
+	rollingRestart(t, startPartRig(t, "partitioned", "partitioned", "partitioned"))
+}
+
+// The same rolling restart on PostgreSQL.
+func TestPartitionedRollingRestartHandsOverPostgres(t *testing.T) {
+	rollingRestart(t, startPartRigPostgres(t, 3))
+}
+
+func rollingRestart(t *testing.T, r *partRig) {
+	pids := make([]int, 0, 2*len(r.admins))
 	for _, a := range r.admins {
 		pids = append(pids, a.cmd.Process.Pid)
 	}
 	logs := append([]*logLines(nil), r.logs...)
 	sleepUntil(r.first.Add(8 * time.Second))
 	from := time.Now().Truncate(time.Second).Add(time.Second)
-	sleepUntil(from)
 	var exits []string
 	for i := range r.admins {
 		// 10 s apart, each at another point of the second: before, during and after
