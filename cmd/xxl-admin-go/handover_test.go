@@ -119,6 +119,13 @@ func TestPartitionedRollingRestartHandsOverPostgres(t *testing.T) {
 	rollingRestart(t, startPartRigPostgres(t, 3))
 }
 
+// The same rolling restart of three lock-mode admins (as Java admins share the scan):
+// the stopping admin's scan ends and with it its hold of the schedule lock; its
+// read-ahead fires past the next second are handed to the others.
+func TestLockModeRollingRestartHandsOver(t *testing.T) {
+	rollingRestart(t, startPartRig(t, "lock", "lock", "lock"))
+}
+
 func rollingRestart(t *testing.T, r *partRig) {
 	pids := make([]int, 0, 2*len(r.admins))
 	for _, a := range r.admins {
