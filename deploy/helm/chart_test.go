@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +82,10 @@ func template(t *testing.T, vals map[string]any) (*rendered, error) {
 		return nil, err
 	}
 	r := &rendered{notes: rel.Info.Notes}
+	fields := map[string]any{ // kind → the field of r its manifest is decoded into
+		"Deployment": &r.deployment, "Service": &r.service, "Secret": &r.secret, "ConfigMap": &r.dashboard,
+		"PodDisruptionBudget": &r.pdb, "ServiceMonitor": &r.serviceMonitor,
+	}
 	for _, doc := range strings.Split(rel.Manifest, "\n---\n") {
 		doc = strings.TrimSpace(doc)
 		if doc == "" || doc == "---" {
@@ -88,29 +93,12 @@ func template(t *testing.T, vals map[string]any) (*rendered, error) {
 		}
 		var meta metav1.TypeMeta
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &meta), doc)
-		var into any
-		switch meta.Kind {
-		case "Deployment":
-			r.deployment = &appsv1.Deployment{}
-			into = r.deployment
-		case "Service":
-			r.service = &corev1.Service{}
-			into = r.service
-		case "Secret":
-			r.secret = &corev1.Secret{}
-			into = r.secret
-		case "ConfigMap":
-			r.dashboard = &corev1.ConfigMap{}
-			into = r.dashboard
-		case "PodDisruptionBudget":
-			r.pdb = &policyv1.PodDisruptionBudget{}
-			into = r.pdb
-		case "ServiceMonitor":
-			r.serviceMonitor = &serviceMonitor{}
-			into = r.serviceMonitor
-		default:
-			t.Fatalf("unexpected kind %q in:\n%s", meta.Kind, doc)
-		}
+		field, ok := fields[meta.Kind]
+		require.True(t, ok, "unexpected kind %q in:\n%s", meta.Kind, doc)
+		// A new value of the field's type, decoded into and kept there.
+		f := reflect.ValueOf(field).Elem()
+		f.Set(reflect.New(f.Type().Elem()))
+		into := f.Interface()
 		require.NoError(t, yaml.UnmarshalStrict([]byte(doc), into), "strict decoding of a %s:\n%s", meta.Kind, doc)
 	}
 	return r, nil
