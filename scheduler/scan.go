@@ -300,7 +300,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			s.ring.push(it)
 		}
 	}
-	s.dispatch(ctx, now)
+	// Committed: these fires go out even when the scan's own context ends now (Stop
+	// abandons scans); held back, they would come a second late and be merged away.
+	s.dispatch(context.WithoutCancel(ctx), now)
 	return found, nil
 }
 
@@ -389,34 +391,41 @@ func (s *Scheduler) ringLoop() {
 	for {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
-		sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-nowMs) * time.Millisecond)
-		reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
-		if s.cfg.Pause != nil && len(reqs) > 0 {
-			s.cfg.Pause("ring")
-		}
-		if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
-			sleep(time.Duration(d) * time.Millisecond)
-		}
-		if len(reqs) > 0 {
-			s.burstLeft.Add(int64(len(reqs)))
-			s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
-		}
-		for _, r := range reqs {
-			r.burst = true
-			if !s.Submit(r) {
-				s.burstSent() // refused (stopping): it will not be sent
-			}
-		}
-		// Fires a scan pushed for this second while it was being prepared.
-		s.RingTick(time.UnixMilli(boundaryMs))
-		s.ringTicked.Store(boundaryMs)
-		s.ringTickMs.Store(s.clock.Now().UnixMilli())
+		s.ringTick(boundaryMs, sleep)
 		// Stopping: what is left was claimed for later seconds; the other admins take
 		// it over once this one retires (Stop), before it is due.
 		if stopping && (s.ring.size() == 0 || s.handOff.Load() && boundaryMs+1000 > handOffMs) {
 			return
 		}
 	}
+}
+
+// ringTick sends the fires of the second that begins at boundaryMs: it prepares them
+// ringLead before (see prepare), sleeps until the boundary and hands them to the
+// trigger pools, with whatever a scan pushed for that second meanwhile.
+func (s *Scheduler) ringTick(boundaryMs int64, sleep func(time.Duration)) {
+	sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-s.clock.Now().UnixMilli()) * time.Millisecond)
+	reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
+	if s.cfg.Pause != nil && len(reqs) > 0 {
+		s.cfg.Pause("ring")
+	}
+	if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
+		sleep(time.Duration(d) * time.Millisecond)
+	}
+	if len(reqs) > 0 {
+		s.burstLeft.Add(int64(len(reqs)))
+		s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
+	}
+	for _, r := range reqs {
+		r.burst = true
+		if !s.Submit(r) {
+			s.burstSent() // refused (stopping): it will not be sent
+		}
+	}
+	// Fires a scan pushed for this second while it was being prepared.
+	s.RingTick(time.UnixMilli(boundaryMs))
+	s.ringTicked.Store(boundaryMs)
+	s.ringTickMs.Store(s.clock.Now().UnixMilli())
 }
 
 // RingTick fires the ring items of the second containing now and of the look-back

@@ -344,6 +344,9 @@ func (s *Scheduler) Stop(ctx context.Context) {
 			s.log.Error("stopped before the ring sent its last second; its fires are handed to the other admins", "count", s.ring.size())
 		}
 		s.wgMon.Wait()
+		if s.handOff.Load() && s.ring.size()+s.pendingFires() > 0 {
+			s.handOver(ctx)
+		}
 		deadline, _ := ctx.Deadline()
 		left := time.Until(deadline)
 		half := left / 2
@@ -366,10 +369,10 @@ func (s *Scheduler) Stop(ctx context.Context) {
 				s.log.Error("stopped with trigger outcomes unwritten; their logs stay open with their claim marker", "count", n)
 			}
 		}
-		// What is still claimed (read ahead past the hand-over, or held up by the
-		// database) goes to the other admins at their next scan.
+		// What is still claimed (held up by the database, or past the deadline) goes
+		// to the other admins at their next scan.
 		if n := s.ring.size() + s.pendingFires(); n > 0 {
-			s.log.Info("handing read-ahead fires to the other admins", "count", n)
+			s.log.Warn("leaving read-ahead fires to the other admins", "count", n)
 		}
 		rctx, cancel := context.WithTimeout(context.Background(), max(time.Until(deadline), 2*time.Second))
 		defer cancel()
@@ -378,6 +381,64 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		}
 		s.runCancel()
 	})
+}
+
+// handOverWait is how long a stopping admin waits for another admin's scan to take
+// its read-ahead fires over before it sends them itself: the others scan every second.
+const handOverWait = 1500 * time.Millisecond
+
+// handOver hands the read-ahead fires the ring still holds to the other admins. Once
+// the triggers under way have finished and their outcomes are written (so none of this
+// admin's claims at or below its sent-up-to mark is open), it retires its heartbeat
+// row and waits up to handOverWait for another admin's scan to take its claims over
+// (that scan deletes the row). If none does — the others are stopping too — it takes
+// the row back, a compare-and-set that the taking-over scan's row lock orders, and
+// sends the fires itself.
+func (s *Scheduler) handOver(ctx context.Context) {
+	select {
+	case <-s.idle.wait():
+	case <-ctx.Done():
+		return // retired at the end of Stop: the next scan of another admin takes over
+	}
+	n := s.ring.size() + s.pendingFires()
+	if err := s.retire(ctx); err != nil {
+		return
+	}
+	giveUp := time.Now().Add(handOverWait)
+	for time.Now().Before(giveUp) && ctx.Err() == nil {
+		if _, found, err := s.store.AdminMark(ctx, s.Instance()); err == nil && !found {
+			s.log.Info("handed read-ahead fires to the other admins", "count", n)
+			s.dropReadAhead()
+			return
+		}
+		clock.Sleep(clock.Real{}, 100*time.Millisecond, ctx.Done())
+	}
+	s.beatMu.Lock()
+	back, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, s.clock.Now())
+	s.beatMu.Unlock()
+	switch {
+	case err != nil:
+		s.log.Warn("could not take the read-ahead fires back; the next admin to scan takes them over", "count", n, "err", err)
+	case !back:
+		s.log.Info("handed read-ahead fires to the other admins", "count", n)
+		s.dropReadAhead()
+	default:
+		s.log.Info("no other admin took the read-ahead fires over; sending them before stopping", "count", n)
+		deadline, _ := ctx.Deadline()
+		for s.ring.size()+s.pendingFires() > 0 && time.Until(deadline) > 2*time.Second {
+			nowMs := s.clock.Now().UnixMilli()
+			s.ringTick(nowMs-nowMs%1000+1000, func(d time.Duration) { clock.Sleep(s.clock, d, nil) })
+			_ = s.heartbeat(ctx) // others scanning meanwhile see this admin alive
+		}
+	}
+}
+
+// dropReadAhead forgets the fires another admin took over.
+func (s *Scheduler) dropReadAhead() {
+	s.ring.drainAll()
+	s.pendingMu.Lock()
+	s.pending = nil
+	s.pendingMu.Unlock()
 }
 
 // othersAlive reports whether another admin's heartbeat is fresh: one that takes over

@@ -109,24 +109,25 @@ func (r *partRig) missedSeconds(from, to time.Time) (missed int, examples []stri
 // and is started again, 10 s apart. No planned second of any job goes without its
 // fire, nothing is received twice, every fire has its log row with code 200, no lease
 // is left to expire, and every admin exits on SIGTERM (within
-// xxl.admin.shutdown-timeout, 10 s by default).
+// xxl.admin.shutdown-timeout, 10 s by default). Then all three are stopped at once,
+// and no claim is left open.
 func TestPartitionedRollingRestartHandsOver(t *testing.T) {
-	rollingRestart(t, startPartRig(t, "partitioned", "partitioned", "partitioned"))
+	rollingRestart(t, "rolling restart", startPartRig(t, "partitioned", "partitioned", "partitioned"))
 }
 
 // The same rolling restart on PostgreSQL.
 func TestPartitionedRollingRestartHandsOverPostgres(t *testing.T) {
-	rollingRestart(t, startPartRigPostgres(t, 3))
+	rollingRestart(t, "rolling restart on PostgreSQL", startPartRigPostgres(t, 3))
 }
 
 // The same rolling restart of three lock-mode admins (as Java admins share the scan):
 // the stopping admin's scan ends and with it its hold of the schedule lock; its
 // read-ahead fires past the next second are handed to the others.
 func TestLockModeRollingRestartHandsOver(t *testing.T) {
-	rollingRestart(t, startPartRig(t, "lock", "lock", "lock"))
+	rollingRestart(t, "rolling restart in lock mode", startPartRig(t, "lock", "lock", "lock"))
 }
 
-func rollingRestart(t *testing.T, r *partRig) {
+func rollingRestart(t *testing.T, name string, r *partRig) {
 	pids := make([]int, 0, 2*len(r.admins))
 	for _, a := range r.admins {
 		pids = append(pids, a.cmd.Process.Pid)
@@ -155,11 +156,24 @@ func rollingRestart(t *testing.T, r *partRig) {
 	missed, examples := r.missedSeconds(from, end)
 	f := r.figures(from, end, -1)
 	planned := partJobs * int(end.Sub(from)/time.Second)
-	f.check(t, "rolling restart", fmt.Sprintf("exits after SIGTERM: %s | planned job seconds %d, missed %d (%.2f %%) | leases taken over expired %d",
+	f.check(t, name, fmt.Sprintf("exits after SIGTERM: %s | planned job seconds %d, missed %d (%.2f %%) | leases taken over expired %d",
 		strings.Join(exits, ", "), planned, missed, 100*float64(missed)/float64(planned), expired))
 	for _, e := range examples {
 		t.Log("  missed: " + e)
 	}
 	assert.Zero(t, missed, "planned seconds of a job without a fire")
 	assert.Zero(t, expired, "partition leases left to expire instead of released")
+
+	// Then every admin at once (helm uninstall, scale to zero): nobody is left to take
+	// read-ahead fires over, so each sends its own before it exits; none stays open.
+	for _, a := range r.admins {
+		require.NoError(t, a.cmd.Process.Signal(syscall.SIGTERM))
+	}
+	for i, a := range r.admins {
+		require.NoError(t, a.cmd.Wait(), "admin %s's exit after SIGTERM", partAdmin(i))
+	}
+	var open int
+	require.NoError(t, r.db.SQL.QueryRow(`SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 0
+		AND trigger_msg LIKE 'xxl-admin-go:claim:%'`).Scan(&open))
+	assert.Zero(t, open, "claims left open after every admin stopped at once")
 }
