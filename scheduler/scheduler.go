@@ -427,7 +427,7 @@ func (s *Scheduler) handOver(ctx context.Context) {
 		deadline, _ := ctx.Deadline()
 		for s.ring.size()+s.pendingFires() > 0 && time.Until(deadline) > 2*time.Second {
 			nowMs := s.clock.Now().UnixMilli()
-			s.ringTick(nowMs-nowMs%1000+1000, func(d time.Duration) { clock.Sleep(s.clock, d, nil) })
+			s.ringTick(nowMs-nowMs%1000+1000, func(d time.Duration) { clock.Sleep(s.clock, d, ctx.Done()) })
 			_ = s.heartbeat(ctx) // others scanning meanwhile see this admin alive
 		}
 	}
