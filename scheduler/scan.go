@@ -372,10 +372,9 @@ func (s *Scheduler) burstSent() {
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
 	stop, stopping := s.stopRing, false
-	var handOffMs int64 // once stopping: the ring sends no second that begins after it
-	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring keeps
-	// its rhythm and ticks on until it is empty or, when another admin takes over,
-	// handOffAfter passed.
+	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring
+	// finishes the second it is preparing, then ticks on until it is empty, or stops
+	// there when Stop hands the rest to the other admins (handOver).
 	sleep := func(d time.Duration) {
 		t := s.clock.NewTimer(d)
 		for {
@@ -384,7 +383,6 @@ func (s *Scheduler) ringLoop() {
 				return
 			case <-stop:
 				stop, stopping = nil, true
-				handOffMs = s.clock.Now().Add(handOffAfter).UnixMilli()
 			}
 		}
 	}
@@ -392,9 +390,7 @@ func (s *Scheduler) ringLoop() {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
 		s.ringTick(boundaryMs, sleep)
-		// Stopping: what is left was claimed for later seconds; the other admins take
-		// it over once this one retires (Stop), before it is due.
-		if stopping && (s.ring.size() == 0 || s.handOff.Load() && boundaryMs+1000 > handOffMs) {
+		if stopping && (s.ring.size() == 0 || s.handOff.Load()) {
 			return
 		}
 	}

@@ -76,12 +76,6 @@ type Config struct {
 // the read-ahead fires over and the admin sends them itself.
 const DefaultShutdownTimeout = 10 * time.Second
 
-// handOffAfter is how far past a stop the ring still sends fires itself: it sends
-// every second that begins within it, and hands the later read-ahead fires to the
-// other admins. Their scans run every second, so a fire handed over at least a second
-// before it is due goes out on time (docs/RELIABILITY.md, "Graceful hand-over").
-const handOffAfter = time.Second
-
 // Cluster modes (xxl.admin.cluster.mode).
 const (
 	// ModeLock: one admin scans at a time, under the schedule_lock row, as the Java
@@ -310,11 +304,11 @@ func (s *Scheduler) Start() {
 
 // Stop hands this admin's work over and stops (docs/RELIABILITY.md, "Graceful
 // hand-over"): no new scans (one under way is abandoned), the partition leases
-// released at once, the fires due within handOffAfter sent (all the ring holds when
-// no other admin is alive), the triggers under way finished and their outcomes
-// written, then the heartbeat row marked retired, so that the next scan of another
-// admin takes the later read-ahead fires over without waiting for HeartbeatTimeout.
-// All within the context's deadline (Config.ShutdownTimeout if none).
+// released at once, the ring's current second sent, then the later read-ahead fires
+// handed to the other admins (handOver; the ring sends all it holds when no other
+// admin is alive), the triggers under way finished and their outcomes written, and
+// the heartbeat row marked retired. All within the context's deadline
+// (Config.ShutdownTimeout if none).
 func (s *Scheduler) Stop(ctx context.Context) {
 	s.stopOnce.Do(func() {
 		s.stopping.Store(true)
@@ -384,54 +378,72 @@ func (s *Scheduler) Stop(ctx context.Context) {
 	})
 }
 
-// handOverWait is how long a stopping admin waits for another admin's scan to take
-// its read-ahead fires over before it sends them itself: the others scan every second.
-const handOverWait = 1500 * time.Millisecond
-
-// handOver hands the read-ahead fires the ring still holds to the other admins. Once
-// the triggers under way have finished and their outcomes are written (so none of this
-// admin's claims at or below its sent-up-to mark is open), it retires its heartbeat
-// row and waits up to handOverWait for another admin's scan to take its claims over
-// (that scan deletes the row). If none does — the others are stopping too — it takes
-// the row back, a compare-and-set that the taking-over scan's row lock orders, and
-// sends the fires itself.
+// handOver hands the read-ahead fires the ring still holds to the other admins, one
+// second at a time, and sends each second the others did not take in time itself, on
+// time. Each round, once the triggers under way have finished and their outcomes are
+// written (so none of this admin's claims at or below its sent-up-to mark is open), it
+// retires its heartbeat row and waits, until shortly before it must prepare the next
+// second, for another admin's scan to take its claims over (that scan deletes the
+// row; the others scan every second). If none did — the others are busy, or stopping
+// too — it takes the row back, a compare-and-set that the taking-over scan's row lock
+// orders, sends that second, and offers the rest again.
 func (s *Scheduler) handOver(ctx context.Context) {
-	select {
-	case <-s.idle.wait():
-	case <-ctx.Done():
-		return // retired at the end of Stop: the next scan of another admin takes over
-	}
-	n := s.ring.size() + s.pendingFires()
-	if err := s.retire(ctx); err != nil {
-		return
-	}
-	giveUp := time.Now().Add(handOverWait)
-	for time.Now().Before(giveUp) && ctx.Err() == nil {
-		if _, found, err := s.store.AdminMark(ctx, s.Instance()); err == nil && !found {
-			s.log.Info("handed read-ahead fires to the other admins", "count", n)
+	deadline, _ := ctx.Deadline()
+	sleep := func(d time.Duration) { clock.Sleep(s.clock, d, ctx.Done()) }
+	sent := 0
+	for n := s.ring.size() + s.pendingFires(); n > 0; n = s.ring.size() + s.pendingFires() {
+		if time.Until(deadline) < 2*time.Second {
+			return // retired at the end of Stop: the next scan of another admin takes over
+		}
+		nowMs := s.clock.Now().UnixMilli()
+		next := nowMs - nowMs%1000 + 1000
+		if s.offer(ctx, time.UnixMilli(next-ringLead.Milliseconds()-50)) {
+			s.log.Info("handed read-ahead fires to the other admins", "count", n, "sent_meanwhile", sent)
 			s.dropReadAhead()
 			return
 		}
-		clock.Sleep(clock.Real{}, 100*time.Millisecond, ctx.Done())
+		before := s.ring.size() + s.pendingFires()
+		s.ringTick(next, sleep)
+		sent += before - s.ring.size() - s.pendingFires()
+	}
+	if sent > 0 {
+		s.log.Info("no other admin took the read-ahead fires over in time; sent them before stopping", "count", sent)
+	}
+}
+
+// offer retires this admin's heartbeat row, once its triggers under way are done, and
+// waits until until for another admin's scan to take its claims over. It reports
+// whether one did; if not, the row is this admin's again.
+func (s *Scheduler) offer(ctx context.Context, until time.Time) bool {
+	select {
+	case <-s.idle.wait():
+	case <-time.After(time.Until(until)):
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	if time.Now().After(until) {
+		return false
+	}
+	if err := s.retire(ctx); err != nil {
+		return false
+	}
+	for time.Now().Before(until) && ctx.Err() == nil {
+		if _, found, err := s.store.AdminMark(ctx, s.Instance()); err == nil && !found {
+			return true
+		}
+		clock.Sleep(clock.Real{}, 50*time.Millisecond, ctx.Done())
 	}
 	s.beatMu.Lock()
 	back, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, s.clock.Now())
 	s.beatMu.Unlock()
-	switch {
-	case err != nil:
-		s.log.Warn("could not take the read-ahead fires back; the next admin to scan takes them over", "count", n, "err", err)
-	case !back:
-		s.log.Info("handed read-ahead fires to the other admins", "count", n)
-		s.dropReadAhead()
-	default:
-		s.log.Info("no other admin took the read-ahead fires over; sending them before stopping", "count", n)
-		deadline, _ := ctx.Deadline()
-		for s.ring.size()+s.pendingFires() > 0 && time.Until(deadline) > 2*time.Second {
-			nowMs := s.clock.Now().UnixMilli()
-			s.ringTick(nowMs-nowMs%1000+1000, func(d time.Duration) { clock.Sleep(s.clock, d, ctx.Done()) })
-			_ = s.heartbeat(ctx) // others scanning meanwhile see this admin alive
-		}
+	if err != nil {
+		// Still retired, most likely: another admin may take the claims over while
+		// this one sends; the claims and the mark keep every fire to one sender.
+		s.log.Warn("could not take the heartbeat row back from the hand-over", "err", err)
+		return false
 	}
+	return !back
 }
 
 // dropReadAhead forgets the fires another admin took over.
