@@ -72,7 +72,7 @@ type Config struct {
 }
 
 // DefaultShutdownTimeout is how long a graceful stop may take when nothing else is
-// configured: the hand-over itself takes 0.5–1.6 s, up to about 6 s when nobody takes
+// configured: the hand-over itself takes 0.5–1.3 s, up to about 6 s when nobody takes
 // the read-ahead fires over and the admin sends them itself.
 const DefaultShutdownTimeout = 10 * time.Second
 
