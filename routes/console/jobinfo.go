@@ -2,6 +2,8 @@ package console
 
 import (
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 )
@@ -36,6 +38,10 @@ func jobInput(f form) (manage.JobInput, error) {
 		ExecutorParam: f.str("executorParam"), ExecutorBlockStrategy: f.str("executorBlockStrategy"),
 		GlueType: f.str("glueType"), GlueSource: f.str("glueSource"), GlueRemark: f.str("glueRemark"),
 		ChildJobID: f.str("childJobId"),
+	}
+	if f.has("timeZone") {
+		zone := strings.TrimSpace(f.str("timeZone"))
+		in.TimeZone = &zone
 	}
 	var err error
 	for _, n := range []struct {
@@ -120,14 +126,32 @@ func jobTrigger(r *call) error {
 	return r.ok(nil)
 }
 
+// jobNextTriggerTime previews five fire times. The optional timeZone (an IANA id)
+// evaluates a CRON in that zone and answers each time with its offset
+// ("2026-03-08 03:00:00 -04:00"), unambiguous in a daylight-saving overlap; the
+// optional from (epoch ms) counts from then instead of now. Without both the answer
+// is upstream's.
 func jobNextTriggerTime(r *call) error {
-	times, err := r.k.Manage.NextFireTimes(r.f.str("scheduleType"), r.f.str("scheduleConf"))
+	from, err := r.f.int64("from", 0)
 	if err != nil {
 		return r.fail(err)
 	}
+	var since time.Time
+	if r.f.str("from") != "" {
+		since = time.UnixMilli(from)
+	}
+	zone := strings.TrimSpace(r.f.str("timeZone"))
+	times, err := r.k.Manage.NextFireTimesIn(r.f.str("scheduleType"), r.f.str("scheduleConf"), zone, since)
+	if err != nil {
+		return r.fail(err)
+	}
+	layout := manage.DateTimeLayout
+	if zone != "" {
+		layout += " -07:00"
+	}
 	out := make([]string, len(times))
 	for i, t := range times {
-		out[i] = t.Format(manage.DateTimeLayout)
+		out[i] = t.Format(layout)
 	}
 	return r.ok(out)
 }

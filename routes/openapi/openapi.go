@@ -83,6 +83,9 @@ type jobBody struct {
 	GlueSource             string  `json:"glueSource"`
 	GlueRemark             string  `json:"glueRemark"`
 	AddressList            string  `json:"addressList"`
+	// TimeZone is the IANA zone of the job's CRON; "" is the admin's, absent keeps
+	// the job's zone on updateJob.
+	TimeZone *string `json:"timeZone"`
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -99,6 +102,10 @@ func (b jobBody) input() manage.JobInput {
 		ExecutorParam: b.ExecutorParam, ExecutorBlockStrategy: b.ExecutorBlockStrategy,
 		ExecutorTimeout: b.ExecutorTimeout, ExecutorFailRetryCount: b.ExecutorFailRetryCount,
 		GlueType: b.GlueType, GlueSource: b.GlueSource, GlueRemark: b.GlueRemark,
+	}
+	if b.TimeZone != nil {
+		zone := strings.TrimSpace(*b.TimeZone)
+		in.TimeZone = &zone
 	}
 	if b.ID != nil {
 		in.ID = *b.ID
