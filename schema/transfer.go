@@ -81,6 +81,8 @@ type DumpJob struct {
 	TriggerLastTime        int64      `json:"trigger_last_time"`
 	TriggerNextTime        int64      `json:"trigger_next_time"`
 	GlueHistory            []DumpGlue `json:"glue_history,omitempty"`
+	// TimeZone is the job's zone from xxl_admin_job_option (absent: the admin's).
+	TimeZone string `json:"time_zone,omitempty"`
 }
 
 // DumpGlue is a row of xxl_job_logglue.
@@ -141,7 +143,7 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 				ExecutorParam: j.ExecutorParam, ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
 				ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
 				GlueUpdatetime: timePtr(j.GlueUpdatetime), ChildJobID: j.ChildJobID, TriggerStatus: j.TriggerStatus,
-				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime}
+				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime, TimeZone: j.TimeZone}
 			history, err := st.GlueHistory(ctx, j.ID)
 			if err != nil {
 				return err
@@ -310,6 +312,9 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 			vals["id"], vals["add_time"] = j.ID, nullTime(timeVal(j.AddTime))
 			if _, err := st.exec(ctx, st.sb.Insert("xxl_job_info").SetMap(vals)); err != nil {
 				return fmt.Errorf("job %d (%s): %w", j.ID, j.JobDesc, err)
+			}
+			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone}); err != nil {
+				return fmt.Errorf("options of job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
 			for _, h := range j.GlueHistory {
 				if _, err := st.exec(ctx, st.sb.Insert("xxl_job_logglue").
