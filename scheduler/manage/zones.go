@@ -11,6 +11,13 @@ import (
 // Time zones of jobs: a job's CRON is evaluated in its own IANA zone when it has one
 // (xxl_admin_job_option, docs/SCHEDULING.md).
 
+// PrepareJobOptions creates xxl_admin_job_option when it is missing (the wiring calls
+// it at start); without it jobs run in the admin's zone and none can be given one.
+func (s *Service) PrepareJobOptions(ctx context.Context) {
+	s.prepareTable(ctx, schema.JobOptionTable, "job time zones", "every job runs in the admin's zone",
+		s.store.HasJobOptionTable, s.store.CreateJobOptionTable)
+}
+
 // validateZone refuses a zone the tz database does not know, naming it. nil and ""
 // (the admin's zone) pass.
 func (s *Service) validateZone(zone *string) error {

@@ -580,3 +580,42 @@ func TestJobOpenAPIDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestJobOpenAPITimeZone: addJob and updateJob take the job's IANA zone as timeZone;
+// getJob shows it; an update without the field keeps it; an unknown zone is refused in
+// the envelope and changes nothing.
+func TestJobOpenAPITimeZone(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPIOn(t, database, schema.Layout34, nil)
+			zoned := strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Europe/Berlin","glueType"`, 1)
+			id := addedID(t, b.admin(t, "addJob", zoned))
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+			r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			var got struct {
+				TimeZone string `json:"timeZone"`
+			}
+			require.NoError(t, json.Unmarshal(r.Data, &got))
+			require.Equal(t, "Europe/Berlin", got.TimeZone)
+
+			upd := strings.Replace(withID(updateJobBody, id), `"FIX_RATE","scheduleConf":"60"`, `"CRON","scheduleConf":"0 0 3 * * ?"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone, "HEAD's body has no timeZone: the zone is kept")
+
+			bad := strings.Replace(upd, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1)
+			r = b.admin(t, "updateJob", bad)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, `Unknown time zone "Atlantis/Capital": give an IANA zone id such as Europe/Berlin`, r.msg())
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1))
+			require.Equal(t, 500, r.Code)
+
+			clear := strings.Replace(upd, `"glueType"`, `"timeZone":"","glueType"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
+			require.Empty(t, b.job(t, id).TimeZone)
+		})
+	}
+}
