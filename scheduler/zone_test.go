@@ -1,0 +1,75 @@
+package scheduler_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// A job in America/New_York, on an admin in Asia/Shanghai, fires at New York's
+// instants across both 2026 transitions, with the clock driven through them (no
+// sleeping through a real one): the scan plans each fire in the job's zone, the ring
+// sends it in its second, and the executor receives it. The expected instants are
+// Quartz 2.5.2's with setTimeZone (cron-tz-vectors-public-3.4.2.tsv holds the same
+// rules for New York): spring forward skips the missing 02:00 hour, fall back fires a
+// repeated 01:30 once, at the later (standard-time) instant.
+func TestZonedJobFiresAcrossDSTTransitions(t *testing.T) {
+	t.Parallel()
+	ny := mustZone("America/New_York")
+	for _, c := range []struct {
+		name  string
+		cron  string
+		fires []time.Time // UTC instants, each the next after the one before
+	}{
+		{"spring forward", "0 0 * * * ?", []time.Time{
+			time.Date(2026, 3, 8, 6, 0, 0, 0, time.UTC), // 01:00 EST
+			time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), // 03:00 EDT: 02:00 does not exist
+			time.Date(2026, 3, 8, 8, 0, 0, 0, time.UTC), // 04:00 EDT
+		}},
+		{"fall back", "0 30 1 * * ?", []time.Time{
+			time.Date(2026, 10, 31, 5, 30, 0, 0, time.UTC), // 01:30 EDT
+			time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC),  // 01:30 EST, not 05:30Z (EDT)
+			time.Date(2026, 11, 2, 6, 30, 0, 0, time.UTC),  // 01:30 EST
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, bundleOpts{start: c.fires[0].Add(-time.Minute)})
+			ctx := context.Background()
+			ex := b.executor(t, executortest.KindJava342)
+			g := b.group(t, "zoned", ex.Address())
+			id := b.job(t, g, func(j *schema.Job) { j.ScheduleConf = c.cron })
+			require.NoError(t, b.store.SaveJobOption(ctx, schema.JobOption{JobID: id, TimeZone: ny.String()}))
+			require.NoError(t, b.sched.StartJob(ctx, id))
+			require.Equal(t, c.fires[0].UnixMilli(), b.loadJob(t, id).TriggerNextTime,
+				"start computes the first fire in the job's zone: %s", time.UnixMilli(b.loadJob(t, id).TriggerNextTime).In(ny))
+
+			for i, at := range c.fires {
+				// Two seconds ahead the scan reads the job and plans its fire; at its
+				// second the ring sends it.
+				b.clock.Set(at.Add(-2 * time.Second))
+				_, err := b.sched.ScanOnce(ctx)
+				require.NoError(t, err)
+				next := time.UnixMilli(b.loadJob(t, id).TriggerNextTime)
+				if i+1 < len(c.fires) {
+					require.True(t, c.fires[i+1].Equal(next), "after %s the next fire is %s, got %s", at.In(ny), c.fires[i+1].In(ny), next.In(ny))
+				}
+				b.clock.Set(at)
+				require.Equal(t, 1, b.sched.RingTick(at), "fire %d at %s", i+1, at.In(ny))
+				b.idle(t)
+				require.Len(t, ex.Triggers(), i+1)
+			}
+			logs := b.logs(t, id)
+			require.Len(t, logs, len(c.fires))
+			for i, l := range logs {
+				require.True(t, c.fires[i].Equal(l.TriggerTime), "run %d planned at %s, got %s", i+1, c.fires[i].In(ny), l.TriggerTime.In(ny))
+				require.Equal(t, 200, l.TriggerCode)
+			}
+		})
+	}
+}
