@@ -170,6 +170,10 @@ type Scheduler struct {
 	slowCnt    slowTracker
 	idle       idleTracker
 	crons      sync.Map // schedule_conf → *cron.Expression
+	// foreign is the latest sign of an admin that does not read job time zones
+	// (foreign.go).
+	foreignMu sync.Mutex
+	foreign   foreignMark
 	jobs       jobCache
 	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -72,4 +73,45 @@ func TestZonedJobFiresAcrossDSTTransitions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Java admin sharing the database evaluates a zoned job's CRON in its own zone: its
+// scan leaves trigger_next_time one step after trigger_last_time in the admin's zone.
+// This admin reads that mark in its scan and in CheckForeignScanner, and warns; its
+// own fire times leave no such mark.
+func TestForeignScannerEvidence(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ny := mustZone("America/New_York")
+	g := b.group(t, "foreign", "http://127.0.0.1:1/")
+	id := b.job(t, g, func(j *schema.Job) { j.ScheduleConf = "0 0 9 * * ?" })
+	require.NoError(t, b.store.SaveJobOption(ctx, schema.JobOption{JobID: id, TimeZone: ny.String()}))
+	require.NoError(t, b.sched.StartJob(ctx, id))
+	_, err := b.sched.ScanOnce(ctx)
+	require.NoError(t, err)
+	ours := b.loadJob(t, id)
+	require.NoError(t, b.store.SetJobTrigger(ctx, id, 1, ours.TriggerNextTime,
+		time.Date(2026, 11, 23, 9, 0, 0, 0, ny).UnixMilli(), t0))
+	evidence, err := b.sched.CheckForeignScanner(ctx)
+	require.NoError(t, err)
+	require.Empty(t, evidence, "fire times of this admin are no evidence")
+
+	// What a Java admin's scan in Asia/Shanghai writes after firing at 09:00 there.
+	javaLast, javaNext := time.Date(2026, 11, 22, 9, 0, 0, 0, t0.Location()), time.Date(2026, 11, 23, 9, 0, 0, 0, t0.Location())
+	require.NoError(t, b.store.SetJobTrigger(ctx, id, 1, javaLast.UnixMilli(), javaNext.UnixMilli(), t0))
+	evidence, err = b.sched.CheckForeignScanner(ctx)
+	require.NoError(t, err)
+	require.Contains(t, evidence, "moved from 2026-11-22 09:00:00 to 2026-11-23 09:00:00 in the admin's zone")
+	require.Equal(t, 1, b.logLines.count("a Java admin"), "logged once")
+
+	// The scan finds the same mark when it reads the job.
+	other := setup(t, bundleOpts{shareDB: b, start: javaNext.Add(-2 * time.Second)})
+	_, err = other.store.HasJobOptionTable(ctx)
+	require.NoError(t, err)
+	require.Empty(t, other.sched.ForeignScanner())
+	_, err = other.sched.ScanOnce(ctx)
+	require.NoError(t, err)
+	require.Contains(t, other.sched.ForeignScanner(), "job "+strconv.Itoa(id))
+	require.Equal(t, 1, other.logLines.count("a Java admin"))
 }

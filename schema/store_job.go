@@ -93,6 +93,12 @@ func (s *Store) readSchedule(ctx context.Context, q sq.SelectBuilder) ([]Job, er
 	return out, rows.Err()
 }
 
+// scheduleSelect selects what scheduling needs of a job (read by readSchedule).
+func (s *Store) scheduleSelect() sq.SelectBuilder {
+	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
+		"trigger_status", "trigger_last_time", "trigger_next_time", s.jobOptionCols()[0]).From("xxl_job_info")
+}
+
 // ScheduleJobsOf is ScheduleJobs restricted to the jobs of some partitions: those
 // whose id modulo partitions is one of parts (the partitioned cluster mode).
 func (s *Store) ScheduleJobsOf(ctx context.Context, maxNextMs int64, limit, partitions int, parts []int) ([]Job, error) {
@@ -119,8 +125,7 @@ func (s *Store) ScheduleJobsOf(ctx context.Context, maxNextMs int64, limit, part
 // server reads every job and sorts the due ones. The job's time zone is read by
 // primary key for each due row only.
 func (s *Store) scheduleJobsQuery(maxNextMs int64, limit int) sq.SelectBuilder {
-	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
-		"trigger_status", "trigger_last_time", "trigger_next_time", s.jobOptionCols()[0]).From("xxl_job_info").
+	return s.scheduleSelect().
 		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
 		OrderBy("trigger_next_time ASC", "id ASC").Limit(uint64(limit))
 }

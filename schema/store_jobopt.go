@@ -230,3 +230,13 @@ func (s *Store) CountJobOptions(ctx context.Context) (int, error) {
 func scanJobOptionCols(j *Job, tz, cals sql.NullString) {
 	j.TimeZone, j.CalendarIDs = tz.String, splitIDs(cals.String)
 }
+
+// ZonedRunningJobs reads the schedule of every running job that has a time zone (the
+// columns of the scan's pre-read).
+func (s *Store) ZonedRunningJobs(ctx context.Context) ([]Job, error) {
+	if !s.jobOptions.Load() {
+		return nil, nil
+	}
+	return s.readSchedule(ctx, s.scheduleSelect().Where(sq.Eq{"trigger_status": 1}).
+		Where("id IN (SELECT job_id FROM "+JobOptionTable+" WHERE time_zone <> '')").OrderBy("id ASC"))
+}

@@ -356,12 +356,16 @@ func (r *call) fail(err error) error {
 }
 
 // ok answers success with a payload (nil for none).
-func (r *call) ok(payload any) error {
+func (r *call) ok(payload any) error { return r.okWarn(payload, "") }
+
+// okWarn is ok with msg in place of the success message when msg is not "": a
+// warning about what was saved (success all the same).
+func (r *call) okWarn(payload any, msg string) error {
 	var b []byte
 	if payload != nil {
 		b = marshal(payload)
 	}
-	return sendJSON(r.c, envelope(r.d, 200, "", b))
+	return sendJSON(r.c, envelope(r.d, 200, msg, b))
 }
 
 // dates is the date style of this answer.

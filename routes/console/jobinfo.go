@@ -68,7 +68,7 @@ func jobAdd(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	return r.ok(strconv.Itoa(id))
+	return r.okWarn(strconv.Itoa(id), r.k.Manage.JavaAdminWarning(r.c.UserContext()))
 }
 
 func jobUpdate(r *call) error {
@@ -79,7 +79,7 @@ func jobUpdate(r *call) error {
 	if err := r.k.Manage.UpdateJob(r.c.UserContext(), r.p, in); err != nil {
 		return r.fail(err)
 	}
-	return r.ok(nil)
+	return r.okWarn(nil, r.k.Manage.JavaAdminWarning(r.c.UserContext()))
 }
 
 func jobRemove(r *call) error {

@@ -123,3 +123,26 @@ func TestJobTimeZoneForm(t *testing.T) {
 	c.ok("/jobinfo/remove", form("id", ids))
 	require.Zero(t, b.db.Count(t, schema.JobOptionTable, "job_id = ?", id), "removing the job removes its options")
 }
+
+// Saving a job answers success with a warning while zoned jobs exist and a Java admin
+// (one that evaluates their CRON in its own zone) scans the database.
+func TestJobSaveWarnsOfJavaAdmin(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	f := jobForm(1)
+	f.Set("scheduleConf", "0 0 9 * * ?")
+	f.Set("timeZone", "America/New_York")
+	e := c.ok("/jobinfo/add", f)
+	require.Equal(t, "Success", e.msg(), "no other admin: no warning")
+	var ids string
+	require.NoError(t, json.Unmarshal(e.payload(), &ids))
+
+	// What a Java admin in the database's zone writes after firing the job at 09:00.
+	last := time.Date(2026, 11, 22, 9, 0, 0, 0, b.db.Loc)
+	b.db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 1, trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
+		last.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli(), ids)
+	f.Set("id", ids)
+	e = c.ok("/jobinfo/update", f)
+	require.Contains(t, e.msg(), "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database")
+}

@@ -18,6 +18,26 @@ func (s *Service) PrepareJobOptions(ctx context.Context) {
 		s.store.HasJobOptionTable, s.store.CreateJobOptionTable)
 }
 
+// JavaAdminWarning is the warning a save answers with when jobs have a time zone and
+// an admin that does not read them (a Java admin) scans the database; "" otherwise.
+// It also logs the warning at start (the wiring calls it then). Errors only log: a
+// warning never fails a save.
+func (s *Service) JavaAdminWarning(ctx context.Context) string {
+	n, err := s.store.CountJobOptions(ctx)
+	if err != nil || n == 0 {
+		return ""
+	}
+	evidence, err := s.sched.CheckForeignScanner(ctx)
+	if err != nil {
+		s.log.Warn("could not check for a Java admin scanning this database", "err", err)
+		return ""
+	}
+	if evidence == "" {
+		return ""
+	}
+	return format(s.msgs.T("console_java_admin_warn"), evidence)
+}
+
 // validateZone refuses a zone the tz database does not know, naming it. nil and ""
 // (the admin's zone) pass.
 func (s *Service) validateZone(zone *string) error {
