@@ -174,10 +174,10 @@ type Scheduler struct {
 	// (foreign.go).
 	foreignMu sync.Mutex
 	foreign   foreignMark
-	jobs       jobCache
-	logs       groupCommit[outcome]
-	results    groupCommit[CallbackResult]
-	metrics    metrics
+	jobs      jobCache
+	logs      groupCommit[outcome]
+	results   groupCommit[CallbackResult]
+	metrics   metrics
 	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
 	leases *cluster.Leaser
 
