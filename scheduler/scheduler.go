@@ -170,14 +170,15 @@ type Scheduler struct {
 	slowCnt    slowTracker
 	idle       idleTracker
 	crons      sync.Map // schedule_conf → *cron.Expression
+	jobs       jobCache
+	logs       groupCommit[outcome]
+	results    groupCommit[CallbackResult]
+	metrics    metrics
+
 	// foreign is the latest sign of an admin that does not read job time zones
 	// (foreign.go).
 	foreignMu sync.Mutex
 	foreign   foreignMark
-	jobs      jobCache
-	logs      groupCommit[outcome]
-	results   groupCommit[CallbackResult]
-	metrics   metrics
 	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
 	leases *cluster.Leaser
 
