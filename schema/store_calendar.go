@@ -197,4 +197,3 @@ func (s *Store) SkipFire(ctx context.Context, id int64, marker string, jobGroup,
 	}
 	return nil
 }
-
