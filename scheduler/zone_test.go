@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -114,4 +115,49 @@ func TestForeignScannerEvidence(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, other.sched.ForeignScanner(), "job "+strconv.Itoa(id))
 	require.Equal(t, 1, other.logLines.count("a Java admin"))
+}
+
+// A calendar excluding today skips today's scheduled fire: the executor is not called
+// and the run shows as skipped (schema.SkipCode, no alarm) with the calendar's name;
+// tomorrow's fire goes out, and so does a manual trigger today.
+func TestCalendarSkipsExcludedDay(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "holiday", ex.Address())
+	today := t0.Format(time.DateOnly)
+	cal, err := b.store.InsertCalendar(ctx, schema.Calendar{Name: "closed today", Kind: "DATES", Spec: today, UpdateTime: 1})
+	require.NoError(t, err)
+	id := b.job(t, g, func(j *schema.Job) { j.ScheduleConf = "0 0 11 * * ?" })
+	require.NoError(t, b.store.SaveJobOption(ctx, schema.JobOption{JobID: id, CalendarIDs: []int{cal}}))
+	require.NoError(t, b.sched.StartJob(ctx, id))
+
+	fire := func(at time.Time) {
+		t.Helper()
+		b.clock.Set(at.Add(-2 * time.Second))
+		_, err := b.sched.ScanOnce(ctx)
+		require.NoError(t, err)
+		b.clock.Set(at)
+		require.Equal(t, 1, b.sched.RingTick(at))
+		b.idle(t)
+	}
+	todayAt := time.Date(2026, 11, 22, 11, 0, 0, 0, t0.Location())
+	fire(todayAt)
+	require.Empty(t, ex.Triggers(), "today's fire is not sent")
+	logs := b.logs(t, id)
+	require.Len(t, logs, 1)
+	require.Equal(t, schema.SkipCode, logs[0].TriggerCode)
+	require.Equal(t, schema.SkipCode, logs[0].HandleCode)
+	require.Equal(t, schema.AlarmNone, logs[0].AlarmStatus)
+	require.True(t, todayAt.Equal(logs[0].TriggerTime))
+	require.Equal(t, `Skipped: `+today+` is excluded by calendar "closed today" (in Asia/Shanghai); the executor was not called`, logs[0].TriggerMsg)
+
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	require.Len(t, ex.Triggers(), 1, "a manual trigger is not filtered")
+
+	fire(todayAt.AddDate(0, 0, 1))
+	require.Len(t, ex.Triggers(), 2, "tomorrow's fire goes out")
+	logs = b.logs(t, id)
+	require.Equal(t, 200, logs[len(logs)-1].TriggerCode)
 }

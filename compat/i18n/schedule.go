@@ -10,6 +10,7 @@ func init() {
 }
 
 var scheduleEn = map[string]string{
+	"jobconf_calendar_skip":   "Skipped: {0} is excluded by calendar \"{1}\" (in {2}); the executor was not called",
 	"console_f_time_zone":     "Time zone",
 	"console_unknown_zone":    "Unknown time zone \"{0}\": give an IANA zone id such as Europe/Berlin",
 	"console_no_option_table": "Table {0} is missing, so a job cannot have a time zone; add it with `xxl-admin-go schema upgrade`",
@@ -17,6 +18,7 @@ var scheduleEn = map[string]string{
 }
 
 var scheduleZhCN = map[string]string{
+	"jobconf_calendar_skip":   "已跳过：{0} 被日历“{1}”排除（时区 {2}），未调用执行器",
 	"console_f_time_zone":     "时区",
 	"console_unknown_zone":    "未知时区“{0}”：请填写 IANA 时区标识，例如 Asia/Shanghai",
 	"console_no_option_table": "缺少数据表 {0}，任务无法设置时区；请运行 `xxl-admin-go schema upgrade` 添加",
@@ -24,6 +26,7 @@ var scheduleZhCN = map[string]string{
 }
 
 var scheduleZhTC = map[string]string{
+	"jobconf_calendar_skip":   "已跳過：{0} 被日曆「{1}」排除（時區 {2}），未呼叫執行器",
 	"console_f_time_zone":     "時區",
 	"console_unknown_zone":    "未知時區「{0}」：請填寫 IANA 時區標識，例如 Asia/Taipei",
 	"console_no_option_table": "缺少資料表 {0}，任務無法設定時區；請執行 `xxl-admin-go schema upgrade` 新增",
