@@ -155,6 +155,10 @@ func (k *console) endpoints() []endpoint {
 		{"/apitoken/revoke", shared, true, tokenRevoke},
 		// Not upstream: the audit log.
 		{"/audit/pageList", shared, false, auditPageList},
+		// Not upstream: exclusion calendars of jobs.
+		{"/calendar/pageList", shared, false, calendarList},
+		{"/calendar/save", shared, true, calendarSave},
+		{"/calendar/delete", shared, true, calendarRemove},
 	}
 }
 

@@ -43,7 +43,11 @@ func jobInput(f form) (manage.JobInput, error) {
 		zone := strings.TrimSpace(f.str("timeZone"))
 		in.TimeZone = &zone
 	}
-	var err error
+	cals, err := idList(f, "calendarIds")
+	if err != nil {
+		return in, err
+	}
+	in.CalendarIDs = cals
 	for _, n := range []struct {
 		key string
 		dst *int
@@ -56,6 +60,25 @@ func jobInput(f form) (manage.JobInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// idList reads a comma-separated list of ids; nil when the parameter is absent.
+func idList(f form, key string) (*[]int, error) {
+	if !f.has(key) {
+		return nil, nil
+	}
+	ids := []int{}
+	for _, p := range strings.Split(f.str(key), ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		id, err := strconv.Atoi(p)
+		if err != nil || id <= 0 {
+			return nil, &badNumber{field: key}
+		}
+		ids = append(ids, id)
+	}
+	return &ids, nil
 }
 
 // jobAdd answers the new job's id as a string, which scripts read.
@@ -141,7 +164,15 @@ func jobNextTriggerTime(r *call) error {
 		since = time.UnixMilli(from)
 	}
 	zone := strings.TrimSpace(r.f.str("timeZone"))
-	times, err := r.k.Manage.NextFireTimesIn(r.f.str("scheduleType"), r.f.str("scheduleConf"), zone, since)
+	cals, err := idList(r.f, "calendarIds")
+	if err != nil {
+		return r.fail(err)
+	}
+	var calIDs []int
+	if cals != nil {
+		calIDs = *cals
+	}
+	times, err := r.k.Manage.NextFireTimesIn(r.c.UserContext(), r.f.str("scheduleType"), r.f.str("scheduleConf"), zone, since, calIDs)
 	if err != nil {
 		return r.fail(err)
 	}

@@ -146,3 +146,38 @@ func TestJobSaveWarnsOfJavaAdmin(t *testing.T) {
 	e = c.ok("/jobinfo/update", f)
 	require.Contains(t, e.msg(), "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database")
 }
+
+// Calendars in the console: an administrator saves one; the preview of a job that
+// names it leaves out the days it excludes; the job form attaches it; only
+// administrators change calendars.
+func TestCalendarsInConsole(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	e := c.ok("/calendar/save", form("name", "weekends", "kind", "WEEKLY", "spec", "SAT,SUN"))
+	var cal int
+	require.NoError(t, json.Unmarshal(e.payload(), &cal))
+	require.Equal(t, `Calendar days: "Caturday" is not a day of the week (MON … SUN)`,
+		c.refused("/calendar/save", form("name", "cats", "kind", "WEEKLY", "spec", "Caturday")))
+	e = c.ok("/calendar/pageList", form())
+	require.Contains(t, string(e.payload()), `"name":"weekends","kind":"WEEKLY","spec":"SAT,SUN"`)
+
+	// Friday 2026-11-27 00:00: noon on Friday, then Monday to Thursday.
+	from := time.Date(2026, 11, 27, 0, 0, 0, 0, b.db.Loc)
+	var times []string
+	e = c.ok("/jobinfo/nextTriggerTime", form("scheduleType", "CRON", "scheduleConf", "0 0 12 * * ?",
+		"from", strconv.FormatInt(from.UnixMilli(), 10), "calendarIds", strconv.Itoa(cal)))
+	require.NoError(t, json.Unmarshal(e.payload(), &times))
+	require.Equal(t, []string{"2026-11-27 12:00:00", "2026-11-30 12:00:00", "2026-12-01 12:00:00", "2026-12-02 12:00:00", "2026-12-03 12:00:00"}, times)
+
+	f := jobForm(1)
+	f.Set("calendarIds", strconv.Itoa(cal))
+	e = c.ok("/jobinfo/add", f)
+	var ids string
+	require.NoError(t, json.Unmarshal(e.payload(), &ids))
+	id, _ := strconv.Atoi(ids)
+	job, err := b.store.LoadJob(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, []int{cal}, job.CalendarIDs)
+	require.Contains(t, c.refused("/calendar/delete", form("id", strconv.Itoa(cal))), "attached to jobs "+ids)
+}

@@ -59,7 +59,7 @@ var (
 )
 
 // Handles reports whether uri is one of the calls.
-func (j *Jobs) Handles(uri string) bool { return writeCalls[uri] || readCalls[uri] }
+func (j *Jobs) Handles(uri string) bool { return writeCalls[uri] || readCalls[uri] || calendarCalls[uri] }
 
 // jobBody is the body of every call; each call reads the fields it needs. `name` is
 // HEAD's field for the description; `jobDesc` (the 2.x–3.4 name) is accepted too.
@@ -86,6 +86,8 @@ type jobBody struct {
 	// TimeZone is the IANA zone of the job's CRON; "" is the admin's, absent keeps
 	// the job's zone on updateJob.
 	TimeZone *string `json:"timeZone"`
+	// CalendarIDs are the job's exclusion calendars; absent keeps them on updateJob.
+	CalendarIDs *[]int `json:"calendarIds"`
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -107,6 +109,7 @@ func (b jobBody) input() manage.JobInput {
 		zone := strings.TrimSpace(*b.TimeZone)
 		in.TimeZone = &zone
 	}
+	in.CalendarIDs = b.CalendarIDs
 	if b.ID != nil {
 		in.ID = *b.ID
 	}
@@ -152,7 +155,7 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 			}
 			return c, err
 		}
-		if p.ReadOnly() && writeCalls[uri] {
+		if p.ReadOnly() && (writeCalls[uri] || calendarWrites[uri]) {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
 			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
@@ -198,6 +201,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	if readCalls[uri] {
 		return j.read(ctx, uri, body, admit)
+	}
+	if calendarCalls[uri] {
+		return j.calendarCall(ctx, uri, body, admit)
 	}
 	if !writeCalls[uri] {
 		return protocol.Fail(protocol.MsgURINotFound(uri))

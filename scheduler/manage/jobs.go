@@ -66,6 +66,8 @@ type JobInput struct {
 	// TimeZone is the IANA zone the job's CRON is evaluated in ("" is the admin's);
 	// nil leaves an existing job's zone as it is (callers that do not know the field).
 	TimeZone *string
+	// CalendarIDs are the exclusion calendars of the job; nil leaves them as they are.
+	CalendarIDs *[]int
 }
 
 // JobQuery filters the job list.
@@ -177,6 +179,9 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 		return s.fail(Invalid, "console_not_negative", s.field("retry"))
 	}
 	if err := s.validateZone(in.TimeZone); err != nil {
+		return err
+	}
+	if err := s.validateCalendars(ctx, in.CalendarIDs); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -317,6 +322,9 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 	if in.TimeZone != nil {
 		job.TimeZone = *in.TimeZone
 	}
+	if in.CalendarIDs != nil {
+		job.CalendarIDs = *in.CalendarIDs
+	}
 	if in.TriggerStatus == 1 {
 		if err := s.checkStartable(job); err != nil {
 			return 0, err
@@ -432,11 +440,14 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	upd.ExecutorRouteStrategy, upd.ExecutorHandler, upd.ExecutorParam = in.ExecutorRouteStrategy, in.ExecutorHandler, in.ExecutorParam
 	upd.ExecutorBlockStrategy, upd.ExecutorTimeout, upd.ExecutorFailRetryCount = in.ExecutorBlockStrategy, in.ExecutorTimeout, in.ExecutorFailRetryCount
 	upd.ChildJobID, upd.UpdateTime, upd.TimeZone = in.ChildJobID, s.clk.Now(), zone
+	if in.CalendarIDs != nil {
+		upd.CalendarIDs = *in.CalendarIDs
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
 			return err
 		}
-		if upd.TimeZone == old.TimeZone {
+		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) {
 			return nil
 		}
 		return s.saveOptions(ctx, upd.ID, upd)
@@ -571,12 +582,17 @@ func httpURL(a string) bool {
 // NextFireTimes computes up to five fire times from now for a schedule (the form's
 // preview), in the service's zone. NONE yields none.
 func (s *Service) NextFireTimes(scheduleType, scheduleConf string) ([]time.Time, error) {
-	return s.NextFireTimesIn(scheduleType, scheduleConf, "", time.Time{})
+	return s.NextFireTimesIn(context.Background(), scheduleType, scheduleConf, "", time.Time{}, nil)
 }
 
+// previewScan bounds the fire times the preview looks at to find five its calendars
+// do not exclude.
+const previewScan = 1000
+
 // NextFireTimesIn is NextFireTimes for a job in zone ("" is the service's), counted
-// from from (now when zero). The times are in that zone.
-func (s *Service) NextFireTimesIn(scheduleType, scheduleConf, zone string, from time.Time) ([]time.Time, error) {
+// from from (now when zero), leaving out the fire times the calendars exclude. The
+// times are in that zone.
+func (s *Service) NextFireTimesIn(ctx context.Context, scheduleType, scheduleConf, zone string, from time.Time, calendarIDs []int) ([]time.Time, error) {
 	out := []time.Time{}
 	if scheduleType == "CRON" {
 		if err := cron.Validate(scheduleConf); err != nil {
@@ -594,7 +610,17 @@ func (s *Service) NextFireTimesIn(scheduleType, scheduleConf, zone string, from 
 	if from.IsZero() {
 		from = s.clk.Now()
 	}
-	for range 5 {
+	if err := s.validateCalendars(ctx, &calendarIDs); err != nil {
+		return nil, err
+	}
+	cals, err := s.store.LoadCalendars(ctx, calendarIDs)
+	if err != nil {
+		return nil, err
+	}
+	for range previewScan {
+		if len(out) == 5 {
+			break
+		}
 		t, ok, err := s.sched.NextFireTime(probe, from)
 		if err != nil {
 			return nil, &Error{Kind: Invalid, Msg: format(s.msgs.T("console_invalid"), s.field("schedule_type")) + ": " + err.Error()}
@@ -602,8 +628,11 @@ func (s *Service) NextFireTimesIn(scheduleType, scheduleConf, zone string, from 
 		if !ok {
 			break
 		}
-		out = append(out, t.In(loc))
 		from = t
+		if _, skip := scheduler.ExcludingCalendar(calendarIDs, cals, t, loc); skip {
+			continue
+		}
+		out = append(out, t.In(loc))
 	}
 	return out, nil
 }
