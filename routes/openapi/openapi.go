@@ -59,7 +59,9 @@ var (
 )
 
 // Handles reports whether uri is one of the calls.
-func (j *Jobs) Handles(uri string) bool { return writeCalls[uri] || readCalls[uri] || calendarCalls[uri] }
+func (j *Jobs) Handles(uri string) bool {
+	return writeCalls[uri] || readCalls[uri] || calendarCalls[uri]
+}
 
 // jobBody is the body of every call; each call reads the fields it needs. `name` is
 // HEAD's field for the description; `jobDesc` (the 2.x–3.4 name) is accepted too.
