@@ -243,7 +243,8 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 		ParamMax  int
 		AdminZone string
 		Zones     []string
-	}{opts, groupRefs(groups), selected, paramMax, u.Manage.Location().String(), u.Manage.Zones()}
+		Calendars []schema.Calendar
+	}{opts, groupRefs(groups), selected, paramMax, u.Manage.Location().String(), u.Manage.Zones(), u.jobCalendars(c)}
 	return u.render(c, fiber.StatusOK, p)
 }
 

@@ -70,7 +70,7 @@ type endpoint struct {
 
 // pagePaths are the console's HTML pages. Mount guards them (302 to the login page
 // without a session); the UI registers their handlers after Mount.
-var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit"}
+var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit", "/calendar"}
 
 // Mount registers the console under contextPath (e.g. "/xxl-job-admin", or "" / "/"
 // for 3.4.1+'s root). Register page handlers after Mount.
