@@ -59,4 +59,14 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 	b.shot("jobs-zone")
 	b.clean("jobs with a zone")
 	require.Equal(t, 1, db.Count(t, "xxl_admin_job_option", "time_zone='America/New_York' AND calendar_ids <> ''"))
+	require.False(t, eval[bool](b, `!!document.querySelector('[data-warning="banner_java_admin"]')`), "no other admin: no warning")
+
+	// What a Java admin's scan in the database's zone leaves on the job after firing
+	// it at 09:00 there: the console warns administrators.
+	last := time.Date(2026, 11, 20, 9, 0, 0, 0, db.Loc)
+	db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 1, trigger_last_time = ?, trigger_next_time = ? WHERE job_desc = 'New York report'",
+		last.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli())
+	b.open("/jobinfo", "jobs")
+	b.wait("Java admin warning", `!!document.querySelector('[data-warning="banner_java_admin"]')`, 10*time.Second)
+	b.shot("java-admin-banner")
 }
