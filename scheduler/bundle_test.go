@@ -55,6 +55,8 @@ type bundleOpts struct {
 	// partitions, when set, runs the partitioned cluster mode with this many
 	// partitions (lease rounds are driven by the test: LeaseRound).
 	partitions int
+	// start, when set, is the fake clock's first instant instead of t0.
+	start time.Time
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -93,7 +95,11 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 		t.Cleanup(func() { pdb.Close() })
 		store = schema.NewStore(pdb, schema.MySQL{}, store.Layout())
 	}
-	clk := clock.NewFake(t0)
+	start := t0
+	if !o.start.IsZero() {
+		start = o.start
+	}
+	clk := clock.NewFake(start)
 	mailer := &recordMailer{}
 	var sendAlarms scheduler.Mailer = mailer
 	if o.alarms != nil {

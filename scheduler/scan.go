@@ -309,6 +309,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 // planJob applies the three branches of the scan to one job and returns its update.
 func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.ScheduleUpdate {
 	up := schema.ScheduleUpdate{ID: job.ID, Last: job.TriggerLastTime, Next: job.TriggerNextTime}
+	if job.TimeZone != "" && s.foreignEvidence(*job) {
+		s.noteForeign(*job)
+	}
 	refresh := func(from time.Time) {
 		next, ok, err := s.NextFireTime(*job, from)
 		if err != nil {

@@ -189,6 +189,11 @@ type Scheduler struct {
 	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]
 	metrics    metrics
+
+	// foreign is the latest sign of an admin that does not read job time zones
+	// (foreign.go).
+	foreignMu sync.Mutex
+	foreign   foreignMark
 	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
 	leases *cluster.Leaser
 
@@ -615,8 +620,8 @@ func (s *Scheduler) runTrigger(req TriggerRequest) {
 	s.slowCnt.record(req.JobID, s.clock.Now(), s.clock.Now().Sub(start))
 }
 
-// NextFireTime computes a job's next fire time strictly after from (scheduler.md §5).
-// ok is false when the job has none (NONE type, a cron with no future match, or an
+// NextFireTime computes a job's next fire time strictly after from (scheduler.md §5),
+// a CRON in the job's zone (Quartz's setTimeZone rules, scheduler/cron). ok is false when the job has none (NONE type, a cron with no future match, or an
 // unparsable configuration): the scan stops such jobs.
 func (s *Scheduler) NextFireTime(job schema.Job, from time.Time) (next time.Time, ok bool, err error) {
 	switch job.ScheduleType {
@@ -625,7 +630,11 @@ func (s *Scheduler) NextFireTime(job schema.Job, from time.Time) (next time.Time
 		if err != nil {
 			return time.Time{}, false, err
 		}
-		n, ok := e.Next(from, s.loc)
+		loc, err := s.JobLocation(job)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		n, ok := e.Next(from, loc)
 		return n, ok, nil
 	case "FIX_RATE":
 		sec, err := strconv.ParseInt(job.ScheduleConf, 10, 32)
@@ -635,6 +644,36 @@ func (s *Scheduler) NextFireTime(job schema.Job, from time.Time) (next time.Time
 		return from.Add(time.Duration(sec) * time.Second), true, nil
 	}
 	return time.Time{}, false, nil
+}
+
+// JobLocation is the zone a job's CRON is evaluated in: its own (xxl_admin_job_option)
+// or, without one, the admin's. A zone the tz database does not know is an error, so
+// the scan stops the job rather than fire it at another zone's times.
+func (s *Scheduler) JobLocation(job schema.Job) (*time.Location, error) {
+	if job.TimeZone == "" {
+		return s.loc, nil
+	}
+	return LoadZone(job.TimeZone)
+}
+
+// zones caches LoadZone: time.LoadLocation reads the tz database on every call.
+var zones sync.Map // IANA id -> *time.Location
+
+// LoadZone loads an IANA zone id ("America/New_York"), cached. It refuses "Local" and
+// "" (a job's zone must mean the same on every admin) with a message naming the id.
+func LoadZone(id string) (*time.Location, error) {
+	if l, ok := zones.Load(id); ok {
+		return l.(*time.Location), nil
+	}
+	if id == "" || id == "Local" {
+		return nil, fmt.Errorf("unknown time zone %q: give an IANA zone id such as Europe/Berlin", id)
+	}
+	l, err := time.LoadLocation(id)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q: give an IANA zone id such as Europe/Berlin", id)
+	}
+	zones.Store(id, l)
+	return l, nil
 }
 
 func (s *Scheduler) cronExpr(conf string) (*cron.Expression, error) {

@@ -138,6 +138,12 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 			"job_id", job.ID, "log_id", req.ClaimLogID, "late_ms", s.clock.Now().UnixMilli()-req.PlannedMs)
 		return err
 	}
+	if msg, at, err := s.calendarSkip(ctx, req, job); err != nil {
+		return err
+	} else if msg != "" {
+		s.log.Info("scheduled fire skipped: a calendar of the job excludes its day", "job_id", job.ID, "log_id", req.ClaimLogID, "reason", msg)
+		return s.store.SkipFire(ctx, req.ClaimLogID, req.ClaimMarker, job.JobGroup, job.ID, at.Truncate(time.Second), msg)
+	}
 	if req.ExecutorParam != nil {
 		job.ExecutorParam = *req.ExecutorParam
 	}

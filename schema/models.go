@@ -39,6 +39,13 @@ type Job struct {
 	TriggerStatus          int
 	TriggerLastTime        int64 // epoch ms
 	TriggerNextTime        int64 // epoch ms
+
+	// TimeZone and CalendarIDs come from the job's xxl_admin_job_option row ("" and
+	// none without one): the IANA zone its CRON is evaluated in ("" is the admin's),
+	// and the calendars whose days its fires skip. Writes of xxl_job_info ignore them
+	// (SaveJobOption writes them).
+	TimeZone    string
+	CalendarIDs []int
 }
 
 // Log is a row of xxl_job_log: one trigger attempt (one shard).

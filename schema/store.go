@@ -103,6 +103,10 @@ type Store struct {
 	skipHandleCodeIndex atomic.Bool // see detectLogIndexes
 
 	scan scanSession // the scan's own connection (store_lock.go)
+
+	// jobOptions: xxl_admin_job_option is present, so job reads carry the options
+	// (store_jobopt.go).
+	jobOptions atomic.Bool
 }
 
 // NewStore returns a Store for a database whose layout is already known.
@@ -134,7 +138,11 @@ func OpenStore(ctx context.Context, db *sql.DB) (*Store, Report, error) {
 	if !r.OK() {
 		return nil, r, fmt.Errorf("database is not an xxl-job database: %s", r.String())
 	}
-	return NewStore(db, dialectOf(db), r.Layout), r, nil
+	st := NewStore(db, dialectOf(db), r.Layout)
+	if _, err := st.HasJobOptionTable(ctx); err != nil {
+		return nil, r, err
+	}
+	return st, r, nil
 }
 
 // Layout returns the detected layout.

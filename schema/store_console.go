@@ -363,7 +363,7 @@ func (s *Store) detectLogIndexes(ctx context.Context) {
 
 // JobsOfGroup returns every job of a group, by id.
 func (s *Store) JobsOfGroup(ctx context.Context, group int) ([]Job, error) {
-	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").Where(sq.Eq{"job_group": group}).OrderBy("id ASC"))
+	rows, err := s.query(ctx, s.jobSelect().Where(sq.Eq{"job_group": group}).OrderBy("id ASC"))
 	if err != nil {
 		return nil, fmt.Errorf("list jobs of group %d: %w", group, err)
 	}
@@ -379,7 +379,7 @@ func (s *Store) ListJobsIn(ctx context.Context, groups []int, f JobFilter, offse
 	where := func(b sq.SelectBuilder) sq.SelectBuilder {
 		return s.jobWhere(b, f).Where(sq.Eq{"job_group": groups})
 	}
-	rows, err := s.query(ctx, where(s.sb.Select(s.jobCols...).From("xxl_job_info")).
+	rows, err := s.query(ctx, where(s.jobSelect()).
 		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list jobs: %w", err)

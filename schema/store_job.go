@@ -47,13 +47,14 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	for rows.Next() {
 		var j Job
 		var addT, updT, glueT sql.NullTime
-		var author, email, conf, route, handler, param, block, src, remark, child sql.NullString
+		var author, email, conf, route, handler, param, block, src, remark, child, tz, cals sql.NullString
 		if err := rows.Scan(&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
 			&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
 			&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
-			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime); err != nil {
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime, &tz, &cals); err != nil {
 			return nil, fmt.Errorf("scan job: %w", err)
 		}
+		scanJobOptionCols(&j, tz, cals)
 		j.AddTime, j.UpdateTime, j.GlueUpdatetime = addT.Time, updT.Time, glueT.Time
 		j.Author, j.AlarmEmail, j.ScheduleConf = author.String, email.String, conf.String
 		j.ExecutorRouteStrategy, j.ExecutorHandler, j.ExecutorParam = route.String, handler.String, param.String
@@ -81,15 +82,21 @@ func (s *Store) readSchedule(ctx context.Context, q sq.SelectBuilder) ([]Job, er
 	var out []Job
 	for rows.Next() {
 		var j Job
-		var conf sql.NullString
+		var conf, tz sql.NullString
 		if err := rows.Scan(&j.ID, &j.JobGroup, &j.ScheduleType, &conf, &j.MisfireStrategy,
-			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime); err != nil {
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime, &tz); err != nil {
 			return nil, fmt.Errorf("scan job schedule: %w", err)
 		}
-		j.ScheduleConf = conf.String
+		j.ScheduleConf, j.TimeZone = conf.String, tz.String
 		out = append(out, j)
 	}
 	return out, rows.Err()
+}
+
+// scheduleSelect selects what scheduling needs of a job (read by readSchedule).
+func (s *Store) scheduleSelect() sq.SelectBuilder {
+	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
+		"trigger_status", "trigger_last_time", "trigger_next_time", s.jobOptionCols()[0]).From("xxl_job_info")
 }
 
 // ScheduleJobsOf is ScheduleJobs restricted to the jobs of some partitions: those
@@ -115,17 +122,17 @@ func (s *Store) ScheduleJobsOf(ctx context.Context, maxNextMs int64, limit, part
 // trigger_next_time) it reads only the due rows, already in this order: InnoDB and
 // SQLite end every secondary index with the primary key, so the index is ordered by
 // (trigger_status, trigger_next_time, id) and the LIMIT stops the read. Without it the
-// server reads every job and sorts the due ones.
+// server reads every job and sorts the due ones. The job's time zone is read by
+// primary key for each due row only.
 func (s *Store) scheduleJobsQuery(maxNextMs int64, limit int) sq.SelectBuilder {
-	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
-		"trigger_status", "trigger_last_time", "trigger_next_time").From("xxl_job_info").
+	return s.scheduleSelect().
 		Where(sq.Eq{"trigger_status": 1}).Where(sq.LtOrEq{"trigger_next_time": maxNextMs}).
 		OrderBy("trigger_next_time ASC", "id ASC").Limit(uint64(limit))
 }
 
 // LoadJob reads one job.
 func (s *Store) LoadJob(ctx context.Context, id int) (Job, error) {
-	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").Where(sq.Eq{"id": id}))
+	rows, err := s.query(ctx, s.jobSelect().Where(sq.Eq{"id": id}))
 	if err != nil {
 		return Job{}, fmt.Errorf("load job %d: %w", id, err)
 	}
@@ -232,7 +239,7 @@ func likeEscape(s string) string {
 
 // ListJobs returns one page of jobs, newest id first, and the total count.
 func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([]Job, int, error) {
-	rows, err := s.query(ctx, s.jobWhere(s.sb.Select(s.jobCols...).From("xxl_job_info"), f).
+	rows, err := s.query(ctx, s.jobWhere(s.jobSelect(), f).
 		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list jobs: %w", err)
@@ -299,10 +306,15 @@ func (s *Store) SetJobTrigger(ctx context.Context, id, status int, last, next in
 	return nil
 }
 
-// DeleteJob removes a job with its logs and GLUE history, as upstream does.
+// DeleteJob removes a job with its logs and GLUE history, as upstream does, and its
+// options.
 func (s *Store) DeleteJob(ctx context.Context, id int) error {
+	tables := []string{"xxl_job_info:id", "xxl_job_log:job_id", "xxl_job_logglue:job_id"}
+	if s.jobOptions.Load() {
+		tables = append(tables, JobOptionTable+":job_id")
+	}
 	return s.InTx(ctx, func(ctx context.Context) error {
-		for _, t := range []string{"xxl_job_info:id", "xxl_job_log:job_id", "xxl_job_logglue:job_id"} {
+		for _, t := range tables {
 			table, col, _ := strings.Cut(t, ":")
 			if _, err := s.exec(ctx, s.sb.Delete(table).Where(sq.Eq{col: id})); err != nil {
 				return fmt.Errorf("delete job %d from %s: %w", id, table, err)
@@ -329,7 +341,7 @@ func (s *Store) LoadJobs(ctx context.Context, ids []int) (map[int]Job, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select(s.jobCols...).From("xxl_job_info").Where(sq.Eq{"id": ids}))
+	rows, err := s.query(ctx, s.jobSelect().Where(sq.Eq{"id": ids}))
 	if err != nil {
 		return nil, fmt.Errorf("load jobs: %w", err)
 	}

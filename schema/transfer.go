@@ -28,6 +28,17 @@ type Dump struct {
 	Groups     []DumpGroup `json:"groups"`
 	Jobs       []DumpJob   `json:"jobs"`
 	Users      []DumpUser  `json:"users"`
+	// Calendars are the exclusion calendars (xxl_admin_calendar) the jobs name.
+	Calendars []DumpCalendar `json:"calendars,omitempty"`
+}
+
+// DumpCalendar is a row of xxl_admin_calendar.
+type DumpCalendar struct {
+	ID         int    `json:"id"`
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Spec       string `json:"spec"`
+	UpdateTime int64  `json:"update_time"`
 }
 
 // Dump format identifiers.
@@ -81,6 +92,10 @@ type DumpJob struct {
 	TriggerLastTime        int64      `json:"trigger_last_time"`
 	TriggerNextTime        int64      `json:"trigger_next_time"`
 	GlueHistory            []DumpGlue `json:"glue_history,omitempty"`
+	// TimeZone is the job's zone from xxl_admin_job_option (absent: the admin's).
+	TimeZone string `json:"time_zone,omitempty"`
+	// CalendarIDs are the job's exclusion calendars (Dump.Calendars).
+	CalendarIDs []int `json:"calendar_ids,omitempty"`
 }
 
 // DumpGlue is a row of xxl_job_logglue.
@@ -141,7 +156,7 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 				ExecutorParam: j.ExecutorParam, ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
 				ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
 				GlueUpdatetime: timePtr(j.GlueUpdatetime), ChildJobID: j.ChildJobID, TriggerStatus: j.TriggerStatus,
-				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime}
+				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}
 			history, err := st.GlueHistory(ctx, j.ID)
 			if err != nil {
 				return err
@@ -159,6 +174,16 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 		for _, u := range users {
 			d.Users = append(d.Users, DumpUser{ID: u.ID, Username: u.Username, Password: u.Password, Role: u.Role, Permission: u.Permission})
 		}
+		if ok, err := st.HasCalendarTable(ctx); err != nil || !ok {
+			return err
+		}
+		cals, err := st.Calendars(ctx)
+		if err != nil {
+			return err
+		}
+		for _, c := range cals {
+			d.Calendars = append(d.Calendars, DumpCalendar{ID: c.ID, Name: c.Name, Kind: c.Kind, Spec: c.Spec, UpdateTime: c.UpdateTime})
+		}
 		return nil
 	})
 	if err != nil {
@@ -167,6 +192,7 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 	sort.Slice(d.Groups, func(i, k int) bool { return d.Groups[i].ID < d.Groups[k].ID })
 	sort.Slice(d.Jobs, func(i, k int) bool { return d.Jobs[i].ID < d.Jobs[k].ID })
 	sort.Slice(d.Users, func(i, k int) bool { return d.Users[i].ID < d.Users[k].ID })
+	sort.Slice(d.Calendars, func(i, k int) bool { return d.Calendars[i].ID < d.Calendars[k].ID })
 	return d, nil
 }
 
@@ -225,6 +251,11 @@ func (d *Dump) check() error {
 			if err := dup("glue version", h.ID); err != nil {
 				return err
 			}
+		}
+	}
+	for _, c := range d.Calendars {
+		if err := dup("calendar", c.ID); err != nil {
+			return err
 		}
 	}
 	names := map[string]bool{}
@@ -288,6 +319,12 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 				return fmt.Errorf("remove seed rows of %s: %w", t, err)
 			}
 		}
+		for _, c := range d.Calendars {
+			if _, err := st.exec(ctx, st.sb.Insert(CalendarTable).Columns("id", "name", "kind", "spec", "update_time").
+				Values(c.ID, c.Name, c.Kind, c.Spec, c.UpdateTime)); err != nil {
+				return fmt.Errorf("calendar %d (%s): %w", c.ID, c.Name, err)
+			}
+		}
 		for _, g := range d.Groups {
 			vals := map[string]any{"id": g.ID, "app_name": g.AppName, st.layout.GroupTitleCol: g.Title, "address_type": g.AddressType,
 				"address_list": nullStr(g.AddressList), "update_time": nullTime(timeVal(g.UpdateTime))}
@@ -311,6 +348,9 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 			if _, err := st.exec(ctx, st.sb.Insert("xxl_job_info").SetMap(vals)); err != nil {
 				return fmt.Errorf("job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
+			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}); err != nil {
+				return fmt.Errorf("options of job %d (%s): %w", j.ID, j.JobDesc, err)
+			}
 			for _, h := range j.GlueHistory {
 				if _, err := st.exec(ctx, st.sb.Insert("xxl_job_logglue").
 					Columns("id", "job_id", "glue_type", "glue_source", "glue_remark", "add_time", "update_time").
@@ -325,7 +365,11 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 				return fmt.Errorf("user %d (%s): %w", u.ID, u.Username, err)
 			}
 		}
-		return st.resetIDSequences(ctx, "xxl_job_group", "xxl_job_info", "xxl_job_logglue", "xxl_job_user")
+		seqs := []string{"xxl_job_group", "xxl_job_info", "xxl_job_logglue", "xxl_job_user"}
+		if len(d.Calendars) > 0 {
+			seqs = append(seqs, CalendarTable)
+		}
+		return st.resetIDSequences(ctx, seqs...)
 	})
 	if err != nil {
 		if errors.Is(err, ErrTargetNotEmpty) {

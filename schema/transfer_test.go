@@ -40,6 +40,10 @@ func fillTrial(t *testing.T, st *schema.Store) {
 	require.NoError(t, err)
 	j.ChildJobID = strconv.Itoa(script)
 	require.NoError(t, st.UpdateJob(ctx, j))
+	// The report runs in New York time: its zone (xxl_admin_job_option) travels with it.
+	cal, err := st.InsertCalendar(ctx, schema.Calendar{Name: "holidays", Kind: "DATES", Spec: "2026-12-25", UpdateTime: at.UnixMilli()})
+	require.NoError(t, err)
+	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, UpdateTime: at.UnixMilli()}))
 	_, err = st.InsertUser(ctx, schema.User{Username: "dev", Password: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", Permission: strconv.Itoa(g) + "," + strconv.Itoa(g2)})
 	require.NoError(t, err)
 	_, err = st.InsertLog(ctx, g, parent, at)
@@ -68,6 +72,17 @@ func normalize(d *schema.Dump) {
 			j.GlueHistory[k].AddTime, j.GlueHistory[k].UpdateTime = utc(j.GlueHistory[k].AddTime), utc(j.GlueHistory[k].UpdateTime)
 		}
 	}
+}
+
+// jobZones lists the time zones of a dump's jobs that have one.
+func jobZones(d *schema.Dump) []string {
+	var out []string
+	for _, j := range d.Jobs {
+		if j.TimeZone != "" {
+			out = append(out, j.TimeZone)
+		}
+	}
+	return out
 }
 
 // roundTrip writes a dump to JSON and reads it back, as the commands do.
@@ -108,6 +123,9 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	normalize(d)
 	normalize(back)
 	require.Equal(t, d, back)
+	require.Equal(t, []string{"America/New_York"}, jobZones(back), "the job's time zone is exported and imported")
+	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
+	require.Equal(t, "holidays", back.Calendars[0].Name)
 
 	// New rows continue after the imported ids.
 	id, err := mst.InsertGroup(ctx, schema.Group{AppName: "new", Title: "new"})
@@ -206,6 +224,8 @@ func TestTransferBetweenMariaDBAndPostgres(t *testing.T) {
 	normalize(d)
 	normalize(back)
 	require.Equal(t, d, back)
+	require.Equal(t, []string{"America/New_York"}, jobZones(back), "the job's time zone is exported and imported")
+	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
 
 	// And back into a fresh MariaDB database.
 	_, mst2 := schematest.New(t, schema.Layout34)
@@ -223,6 +243,9 @@ func TestTransferBetweenMariaDBAndPostgres(t *testing.T) {
 	j, err := pst.InsertJob(ctx, schema.Job{JobGroup: 1, JobDesc: "after", GlueType: "BEAN", ScheduleType: "NONE", MisfireStrategy: "DO_NOTHING"})
 	require.NoError(t, err)
 	require.Equal(t, lastJob+1, j)
+	c2, err := pst.InsertCalendar(ctx, schema.Calendar{Name: "later", Kind: "WEEKLY", Spec: "SUN"})
+	require.NoError(t, err)
+	require.Equal(t, back.Calendars[0].ID+1, c2, "the calendar sequence continues after the imported ids")
 	u, err := pst.InsertUser(ctx, schema.User{Username: "ops", Password: "x"})
 	require.NoError(t, err)
 	require.Equal(t, d.Users[len(d.Users)-1].ID+1, u)

@@ -244,10 +244,13 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 	p.Boot["starters"] = starters
 	p.Data = struct {
 		jobOptions
-		Groups   []groupRef
-		Selected int
-		ParamMax int
-	}{opts, groupRefs(groups), selected, paramMax}
+		Groups    []groupRef
+		Selected  int
+		ParamMax  int
+		AdminZone string
+		Zones     []string
+		Calendars []schema.Calendar
+	}{opts, groupRefs(groups), selected, paramMax, u.Manage.Location().String(), u.Manage.Zones(), u.jobCalendars(c)}
 	return u.render(c, fiber.StatusOK, p)
 }
 

@@ -134,7 +134,7 @@ func (u *UI) loadAssets() error {
 }
 
 // pageFiles are the templates rendered inside the layout.
-var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "help", "error"}
+var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "calendars", "help", "error"}
 
 func (u *UI) loadTemplates() error {
 	base, err := template.ParseFS(templateFS, "templates/layout.html", "templates/list.html")
@@ -171,6 +171,7 @@ func (u *UI) Mount(app *fiber.App) {
 	app.Get(u.ctx+"/user", u.users)
 	app.Get(u.ctx+"/apitoken", u.tokens)
 	app.Get(u.ctx+"/audit", u.audit)
+	app.Get(u.ctx+"/calendar", u.calendars)
 	app.Get(u.ctx+"/help", u.help)
 }
 
@@ -399,6 +400,9 @@ func (u *UI) securityWarnings(ctx context.Context) []string {
 		out = append(out, "banner_admin_pwd")
 	} else if err != nil && !errors.Is(err, schema.ErrNotFound) {
 		u.Log.Warn("security banner: reading the admin user failed", "err", err)
+	}
+	if u.Manage.JavaAdminWarning(ctx) != "" {
+		out = append(out, "banner_java_admin")
 	}
 	return out
 }

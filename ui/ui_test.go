@@ -138,7 +138,7 @@ func TestPagesRenderForAdministrators(t *testing.T) {
 	for path, name := range map[string]string{
 		"/": "dashboard", "/dashboard": "dashboard", "/jobinfo": "jobs", "/jobinfo?jobGroup=2": "jobs", "/jobcode?jobId=2": "glue",
 		"/joblog": "logs", "/joblog?jobId=3": "logs", "/joblog/logDetailPage?id=7": "console", "/jobgroup": "groups",
-		"/user": "users", "/help": "help",
+		"/user": "users", "/help": "help", "/calendar": "calendars",
 	} {
 		p := b.get(t, path, admin)
 		require.Equal(t, http.StatusOK, p.status, path)
@@ -196,6 +196,7 @@ func TestPagesForNormalUsers(t *testing.T) {
 	}{
 		"/jobgroup":                     {http.StatusOK, "This page is for administrators."},
 		"/user":                         {http.StatusOK, "This page is for administrators."},
+		"/calendar":                     {http.StatusOK, "This page is for administrators."},
 		"/jobcode?jobId=1":              {http.StatusOK, "You have no access to this."}, // group 1 is not bob's
 		"/joblog?jobId=1":               {http.StatusOK, "You have no access to this."},
 		"/jobcode?jobId=3":              {http.StatusOK, "Job #3 runs a JobHandler of its executor (BEAN) and has no script."},

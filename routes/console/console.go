@@ -70,7 +70,7 @@ type endpoint struct {
 
 // pagePaths are the console's HTML pages. Mount guards them (302 to the login page
 // without a session); the UI registers their handlers after Mount.
-var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit"}
+var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit", "/calendar"}
 
 // Mount registers the console under contextPath (e.g. "/xxl-job-admin", or "" / "/"
 // for 3.4.1+'s root). Register page handlers after Mount.
@@ -155,6 +155,10 @@ func (k *console) endpoints() []endpoint {
 		{"/apitoken/revoke", shared, true, tokenRevoke},
 		// Not upstream: the audit log.
 		{"/audit/pageList", shared, false, auditPageList},
+		// Not upstream: exclusion calendars of jobs.
+		{"/calendar/pageList", shared, false, calendarList},
+		{"/calendar/save", shared, true, calendarSave},
+		{"/calendar/delete", shared, true, calendarRemove},
 	}
 }
 
@@ -355,12 +359,16 @@ func (r *call) fail(err error) error {
 }
 
 // ok answers success with a payload (nil for none).
-func (r *call) ok(payload any) error {
+func (r *call) ok(payload any) error { return r.okWarn(payload, "") }
+
+// okWarn is ok with msg in place of the success message when msg is not "": a
+// warning about what was saved (success all the same).
+func (r *call) okWarn(payload any, msg string) error {
 	var b []byte
 	if payload != nil {
 		b = marshal(payload)
 	}
-	return sendJSON(r.c, envelope(r.d, 200, "", b))
+	return sendJSON(r.c, envelope(r.d, 200, msg, b))
 }
 
 // dates is the date style of this answer.

@@ -2,6 +2,8 @@ package console
 
 import (
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 )
@@ -37,7 +39,15 @@ func jobInput(f form) (manage.JobInput, error) {
 		GlueType: f.str("glueType"), GlueSource: f.str("glueSource"), GlueRemark: f.str("glueRemark"),
 		ChildJobID: f.str("childJobId"),
 	}
-	var err error
+	if f.has("timeZone") {
+		zone := strings.TrimSpace(f.str("timeZone"))
+		in.TimeZone = &zone
+	}
+	cals, err := idList(f, "calendarIds")
+	if err != nil {
+		return in, err
+	}
+	in.CalendarIDs = cals
 	for _, n := range []struct {
 		key string
 		dst *int
@@ -52,6 +62,25 @@ func jobInput(f form) (manage.JobInput, error) {
 	return in, nil
 }
 
+// idList reads a comma-separated list of ids; nil when the parameter is absent.
+func idList(f form, key string) (*[]int, error) {
+	if !f.has(key) {
+		return nil, nil
+	}
+	ids := []int{}
+	for _, p := range strings.Split(f.str(key), ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		id, err := strconv.Atoi(p)
+		if err != nil || id <= 0 {
+			return nil, &badNumber{field: key}
+		}
+		ids = append(ids, id)
+	}
+	return &ids, nil
+}
+
 // jobAdd answers the new job's id as a string, which scripts read.
 func jobAdd(r *call) error {
 	in, err := jobInput(r.f)
@@ -62,7 +91,7 @@ func jobAdd(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	return r.ok(strconv.Itoa(id))
+	return r.okWarn(strconv.Itoa(id), r.k.Manage.JavaAdminWarning(r.c.UserContext()))
 }
 
 func jobUpdate(r *call) error {
@@ -73,7 +102,7 @@ func jobUpdate(r *call) error {
 	if err := r.k.Manage.UpdateJob(r.c.UserContext(), r.p, in); err != nil {
 		return r.fail(err)
 	}
-	return r.ok(nil)
+	return r.okWarn(nil, r.k.Manage.JavaAdminWarning(r.c.UserContext()))
 }
 
 func jobRemove(r *call) error {
@@ -120,14 +149,40 @@ func jobTrigger(r *call) error {
 	return r.ok(nil)
 }
 
+// jobNextTriggerTime previews five fire times. The optional timeZone (an IANA id)
+// evaluates a CRON in that zone and answers each time with its offset
+// ("2026-03-08 03:00:00 -04:00"), unambiguous in a daylight-saving overlap; the
+// optional from (epoch ms) counts from then instead of now. Without both the answer
+// is upstream's.
 func jobNextTriggerTime(r *call) error {
-	times, err := r.k.Manage.NextFireTimes(r.f.str("scheduleType"), r.f.str("scheduleConf"))
+	from, err := r.f.int64("from", 0)
 	if err != nil {
 		return r.fail(err)
 	}
+	var since time.Time
+	if r.f.str("from") != "" {
+		since = time.UnixMilli(from)
+	}
+	zone := strings.TrimSpace(r.f.str("timeZone"))
+	cals, err := idList(r.f, "calendarIds")
+	if err != nil {
+		return r.fail(err)
+	}
+	var calIDs []int
+	if cals != nil {
+		calIDs = *cals
+	}
+	times, err := r.k.Manage.NextFireTimesIn(r.c.UserContext(), r.f.str("scheduleType"), r.f.str("scheduleConf"), zone, since, calIDs)
+	if err != nil {
+		return r.fail(err)
+	}
+	layout := manage.DateTimeLayout
+	if zone != "" {
+		layout += " -07:00"
+	}
 	out := make([]string, len(times))
 	for i, t := range times {
-		out[i] = t.Format(manage.DateTimeLayout)
+		out[i] = t.Format(layout)
 	}
 	return r.ok(out)
 }

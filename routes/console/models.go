@@ -82,6 +82,11 @@ type jobJSON struct {
 	TriggerStatus          int     `json:"triggerStatus"`
 	TriggerLastTime        int64   `json:"triggerLastTime"`
 	TriggerNextTime        int64   `json:"triggerNextTime"`
+	// TimeZone is the job's own zone; absent for a job in the admin's zone, so that
+	// such rows stay upstream's bytes.
+	TimeZone string `json:"timeZone,omitempty"`
+	// CalendarIDs are the job's exclusion calendars; absent when none.
+	CalendarIDs []int `json:"calendarIds,omitempty"`
 }
 
 func (d dates) job(j schema.Job) jobJSON {
@@ -93,6 +98,7 @@ func (d dates) job(j schema.Job) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: d.entity(j.GlueUpdatetime), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs,
 	}
 }
 

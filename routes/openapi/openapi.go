@@ -64,7 +64,9 @@ var (
 )
 
 // Handles reports whether uri is one of the calls.
-func (j *Jobs) Handles(uri string) bool { return writeCalls[uri] || readCalls[uri] }
+func (j *Jobs) Handles(uri string) bool {
+	return writeCalls[uri] || readCalls[uri] || calendarCalls[uri]
+}
 
 // jobBody is the body of every call; each call reads the fields it needs. `name` is
 // HEAD's field for the description; `jobDesc` (the 2.x–3.4 name) is accepted too.
@@ -88,6 +90,11 @@ type jobBody struct {
 	GlueSource             string  `json:"glueSource"`
 	GlueRemark             string  `json:"glueRemark"`
 	AddressList            string  `json:"addressList"`
+	// TimeZone is the IANA zone of the job's CRON; "" is the admin's, absent keeps
+	// the job's zone on updateJob.
+	TimeZone *string `json:"timeZone"`
+	// CalendarIDs are the job's exclusion calendars; absent keeps them on updateJob.
+	CalendarIDs *[]int `json:"calendarIds"`
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -105,6 +112,11 @@ func (b jobBody) input() manage.JobInput {
 		ExecutorTimeout: b.ExecutorTimeout, ExecutorFailRetryCount: b.ExecutorFailRetryCount,
 		GlueType: b.GlueType, GlueSource: b.GlueSource, GlueRemark: b.GlueRemark,
 	}
+	if b.TimeZone != nil {
+		zone := strings.TrimSpace(*b.TimeZone)
+		in.TimeZone = &zone
+	}
+	in.CalendarIDs = b.CalendarIDs
 	if b.ID != nil {
 		in.ID = *b.ID
 	}
@@ -154,7 +166,7 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 			return c, err
 		}
 		j.good.add(secret, now)
-		if p.ReadOnly() && writeCalls[uri] {
+		if p.ReadOnly() && (writeCalls[uri] || calendarWrites[uri]) {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
 			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
@@ -207,6 +219,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	if readCalls[uri] {
 		return j.read(ctx, uri, body, admit)
+	}
+	if calendarCalls[uri] {
+		return j.calendarCall(ctx, uri, body, admit)
 	}
 	if !writeCalls[uri] {
 		return protocol.Fail(protocol.MsgURINotFound(uri))

@@ -61,6 +61,10 @@ type jobJSON struct {
 	TriggerStatus          int     `json:"triggerStatus"`
 	TriggerLastTime        int64   `json:"triggerLastTime"`
 	TriggerNextTime        int64   `json:"triggerNextTime"`
+	// TimeZone is the job's own zone; absent for a job in the admin's zone.
+	TimeZone string `json:"timeZone,omitempty"`
+	// CalendarIDs are the job's exclusion calendars; absent when none.
+	CalendarIDs []int `json:"calendarIds,omitempty"`
 }
 
 // logJSON is a run (one log row) with its status: "pending" (not triggered yet),
@@ -199,7 +203,8 @@ func jobOut(j schema.Job, loc *time.Location) jobJSON {
 		ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: dateTime(j.GlueUpdatetime, loc), ChildJobID: j.ChildJobID,
-		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime}
+		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}
 }
 
 func logOut(l schema.Log, loc *time.Location) logJSON {

@@ -19,6 +19,9 @@ import (
 // next2 is the next time after next1, and so on. NONE means no next time; a
 // 4th column "INVALID: <message>" means Quartz rejects the expression with
 // that message. Files whose name contains "231" are Quartz 2.3.1 vectors.
+// The zone vectors (testdata/zones) hold the five times in one
+// comma-separated 4th column and write "INVALID:<message>" without a space;
+// both forms are read.
 //
 // XXL_CRON_VECTORS names extra files (comma-separated) to run as well.
 
@@ -32,7 +35,7 @@ type vector struct {
 	next    []string // epoch ms, or NONE
 }
 
-const invalidPrefix = "INVALID: "
+const invalidPrefix = "INVALID:"
 
 func vectorFiles(t *testing.T) []string {
 	t.Helper()
@@ -86,9 +89,12 @@ func loadVectors(t *testing.T, path string) []vector {
 		from, err := strconv.ParseInt(cols[2], 10, 64)
 		require.NoError(t, err, "%s:%d: from_epoch_ms", path, n)
 		v := vector{line: n, expr: cols[0], zone: cols[1], from: from}
-		if msg, ok := strings.CutPrefix(cols[3], invalidPrefix); ok {
-			v.invalid = msg
-		} else {
+		switch msg, ok := strings.CutPrefix(cols[3], invalidPrefix); {
+		case ok:
+			v.invalid = strings.TrimSpace(msg)
+		case len(cols) == 4:
+			v.next = strings.Split(cols[3], ",")
+		default:
 			v.next = cols[3:]
 		}
 		rows = append(rows, v)
@@ -153,6 +159,26 @@ func TestVectors(t *testing.T) {
 					checkVector(t, v, d)
 				})
 			}
+		})
+	}
+}
+
+// TestVectorsTimeZoneQuartz252 runs cron-tz-vectors-public-3.4.2.tsv: 147
+// rows computed by xxl-job 3.4.2's CronExpression (Quartz 2.5.2) after
+// setTimeZone, in 11 zones (30-minute, 45-minute and southern-hemisphere DST
+// among them), mostly within three days of a transition. They pin Quartz's
+// gap rule (a wall time that does not exist fires at the same wall time an
+// hour on, or not at all when the hour is already matched later) and its
+// overlap rule (a repeated wall time fires once, at the later instant).
+func TestVectorsTimeZoneQuartz252(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("testdata", "zones", "cron-tz-vectors-public-3.4.2.tsv")
+	rows := loadVectors(t, path)
+	require.Len(t, rows, 147)
+	for _, v := range rows {
+		t.Run(strconv.Itoa(v.line), func(t *testing.T) {
+			t.Parallel()
+			checkVector(t, v, Quartz252)
 		})
 	}
 }

@@ -63,6 +63,11 @@ type JobInput struct {
 	ChildJobID             string
 	// TriggerStatus 1 on create starts the job at once (the 2.x "add running" trick).
 	TriggerStatus int
+	// TimeZone is the IANA zone the job's CRON is evaluated in ("" is the admin's);
+	// nil leaves an existing job's zone as it is (callers that do not know the field).
+	TimeZone *string
+	// CalendarIDs are the exclusion calendars of the job; nil leaves them as they are.
+	CalendarIDs *[]int
 }
 
 // JobQuery filters the job list.
@@ -172,6 +177,12 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 	}
 	if in.ExecutorFailRetryCount < 0 {
 		return s.fail(Invalid, "console_not_negative", fieldName("retry"))
+	}
+	if err := s.validateZone(in.TimeZone); err != nil {
+		return err
+	}
+	if err := s.validateCalendars(ctx, in.CalendarIDs); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		field, v string
@@ -308,6 +319,12 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 		ExecutorFailRetryCount: in.ExecutorFailRetryCount, GlueType: in.GlueType, GlueSource: in.GlueSource,
 		GlueRemark: in.GlueRemark, GlueUpdatetime: now, ChildJobID: in.ChildJobID,
 	}
+	if in.TimeZone != nil {
+		job.TimeZone = *in.TimeZone
+	}
+	if in.CalendarIDs != nil {
+		job.CalendarIDs = *in.CalendarIDs
+	}
 	if in.TriggerStatus == 1 {
 		if err := s.checkStartable(job); err != nil {
 			return 0, err
@@ -317,6 +334,9 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 	err := s.store.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		if id, err = s.store.InsertJob(ctx, job); err != nil {
+			return err
+		}
+		if err := s.saveOptions(ctx, id, job); err != nil {
 			return err
 		}
 		if strings.TrimSpace(in.ChildJobID) != "" {
@@ -399,10 +419,14 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	if err := s.validateJob(ctx, p, &in, false); err != nil {
 		return err
 	}
+	zone := old.TimeZone
+	if in.TimeZone != nil {
+		zone = *in.TimeZone
+	}
 	var next *int64
-	if old.TriggerStatus == 1 && (old.ScheduleType != in.ScheduleType || old.ScheduleConf != in.ScheduleConf) {
+	if old.TriggerStatus == 1 && (old.ScheduleType != in.ScheduleType || old.ScheduleConf != in.ScheduleConf || old.TimeZone != zone) {
 		probe := old
-		probe.ScheduleType, probe.ScheduleConf = in.ScheduleType, in.ScheduleConf
+		probe.ScheduleType, probe.ScheduleConf, probe.TimeZone = in.ScheduleType, in.ScheduleConf, zone
 		t, ok, err := s.sched.NextFireTime(probe, s.clk.Now().Add(scheduler.PreReadMs*time.Millisecond))
 		if err != nil || !ok {
 			return s.errInvalid("schedule_type")
@@ -415,8 +439,20 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	upd.ScheduleType, upd.ScheduleConf, upd.MisfireStrategy = in.ScheduleType, in.ScheduleConf, in.MisfireStrategy
 	upd.ExecutorRouteStrategy, upd.ExecutorHandler, upd.ExecutorParam = in.ExecutorRouteStrategy, in.ExecutorHandler, in.ExecutorParam
 	upd.ExecutorBlockStrategy, upd.ExecutorTimeout, upd.ExecutorFailRetryCount = in.ExecutorBlockStrategy, in.ExecutorTimeout, in.ExecutorFailRetryCount
-	upd.ChildJobID, upd.UpdateTime = in.ChildJobID, s.clk.Now()
-	if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
+	upd.ChildJobID, upd.UpdateTime, upd.TimeZone = in.ChildJobID, s.clk.Now(), zone
+	if in.CalendarIDs != nil {
+		upd.CalendarIDs = *in.CalendarIDs
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
+			return err
+		}
+		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) {
+			return nil
+		}
+		return s.saveOptions(ctx, upd.ID, upd)
+	})
+	if err != nil {
 		if errors.Is(err, schema.ErrNotFound) {
 			return s.errNotFound("job_id")
 		}
@@ -548,15 +584,45 @@ func httpURL(a string) bool {
 // NextFireTimes computes up to five fire times from now for a schedule (the form's
 // preview), in the service's zone. NONE yields none.
 func (s *Service) NextFireTimes(scheduleType, scheduleConf string) ([]time.Time, error) {
+	return s.NextFireTimesIn(context.Background(), scheduleType, scheduleConf, "", time.Time{}, nil)
+}
+
+// previewScan bounds the fire times the preview looks at to find five its calendars
+// do not exclude.
+const previewScan = 1000
+
+// NextFireTimesIn is NextFireTimes for a job in zone ("" is the service's), counted
+// from from (now when zero), leaving out the fire times the calendars exclude. The
+// times are in that zone.
+func (s *Service) NextFireTimesIn(ctx context.Context, scheduleType, scheduleConf, zone string, from time.Time, calendarIDs []int) ([]time.Time, error) {
 	out := []time.Time{}
 	if scheduleType == "CRON" {
 		if err := cron.Validate(scheduleConf); err != nil {
 			return nil, errCron(s.errInvalid("schedule_type").Msg+": "+err.Error(), err)
 		}
 	}
-	probe := schema.Job{ScheduleType: scheduleType, ScheduleConf: scheduleConf}
-	from := s.clk.Now()
-	for range 5 {
+	if err := s.validateZone(&zone); err != nil {
+		return nil, err
+	}
+	probe := schema.Job{ScheduleType: scheduleType, ScheduleConf: scheduleConf, TimeZone: zone}
+	loc := s.loc
+	if zone != "" {
+		loc, _ = scheduler.LoadZone(zone) // validated above
+	}
+	if from.IsZero() {
+		from = s.clk.Now()
+	}
+	if err := s.validateCalendars(ctx, &calendarIDs); err != nil {
+		return nil, err
+	}
+	cals, err := s.store.LoadCalendars(ctx, calendarIDs)
+	if err != nil {
+		return nil, err
+	}
+	for range previewScan {
+		if len(out) == 5 {
+			break
+		}
 		t, ok, err := s.sched.NextFireTime(probe, from)
 		if err != nil {
 			legacy := s.errInvalid("schedule_type").Msg + ": " + err.Error()
@@ -574,8 +640,11 @@ func (s *Service) NextFireTimes(scheduleType, scheduleConf string) ([]time.Time,
 		if !ok {
 			break
 		}
-		out = append(out, t.In(s.loc))
 		from = t
+		if _, skip := scheduler.ExcludingCalendar(calendarIDs, cals, t, loc); skip {
+			continue
+		}
+		out = append(out, t.In(loc))
 	}
 	return out, nil
 }

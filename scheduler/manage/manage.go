@@ -29,6 +29,7 @@ type Scheduler interface {
 	StopJob(ctx context.Context, id int) error
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
 	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
+	CheckForeignScanner(ctx context.Context) (string, error)
 }
 
 // LogReader reads an execution's rolling log from its executor;

@@ -20,7 +20,11 @@
   const label = (kind, v) => (labels[kind] && labels[kind][v]) || v;
 
   function scheduleCell(j) {
-    if (j.scheduleType === 'CRON') return [el('span', { class: 'tag' }, 'CRON'), ' ', el('code', {}, j.scheduleConf)];
+    if (j.scheduleType === 'CRON') {
+      const cell = [el('span', { class: 'tag' }, 'CRON'), ' ', el('code', {}, j.scheduleConf)];
+      if (j.timeZone) cell.push(el('div', { class: 'sub mono', dataset: { zone: j.timeZone } }, j.timeZone));
+      return cell;
+    }
     if (j.scheduleType === 'FIX_RATE') return [el('span', { class: 'tag' }, label('stype', 'FIX_RATE')), ' ', el('code', {}, j.scheduleConf + 's')];
     return el('span', { class: 'muted' }, label('stype', j.scheduleType).split(/[（(]/)[0].trim());
   }
@@ -93,7 +97,7 @@
 
   async function showNext(j) {
     try {
-      const times = await api('/jobinfo/nextTriggerTime', { scheduleType: j.scheduleType, scheduleConf: j.scheduleConf });
+      const times = await api('/jobinfo/nextTriggerTime', zoned({ scheduleType: j.scheduleType, scheduleConf: j.scheduleConf }, j.timeZone, j.calendarIds));
       infoDialog(t('jobs_next_title', j.id), times && times.length
         ? el('ol', { class: 'fire-list' }, times.map((x) => el('li', {}, x)))
         : el('p', { class: 'muted' }, t('jobs_f_next_none')));
@@ -111,6 +115,18 @@
   const glueSel = document.getElementById('job-glue');
   const handlerIn = document.getElementById('job-handler');
   const fireList = document.getElementById('fire-times');
+  const zoneIn = document.getElementById('job-zone');
+  const calSel = document.getElementById('job-calendars'); // absent when there are no calendars
+
+  // zoned adds a CRON's own zone to a preview request (the answer then shows each
+  // time with its offset) and the job's calendars (their days are left out).
+  function zoned(params, zone, calendars) {
+    if (params.scheduleType === 'CRON' && zone) params.timeZone = zone;
+    if (calendars && calendars.length) params.calendarIds = calendars.join(',');
+    return params;
+  }
+
+  const chosenCalendars = () => (calSel ? Array.from(calSel.selectedOptions, (o) => o.value) : []);
   let editing = null; // { mode, job }
 
   function syncSchedule() {
@@ -142,7 +158,7 @@
     clear(fireList);
     if (!conf || type === 'NONE') return;
     try {
-      const times = await api('/jobinfo/nextTriggerTime', { scheduleType: type, scheduleConf: conf });
+      const times = await api('/jobinfo/nextTriggerTime', zoned({ scheduleType: type, scheduleConf: conf }, zoneIn.value.trim(), chosenCalendars()));
       if (my !== previewSeq) return;
       if (!times || times.length === 0) fireList.appendChild(el('li', { class: 'muted' }, t('jobs_f_next_none')));
       else times.forEach((x) => fireList.appendChild(el('li', {}, x)));
@@ -177,6 +193,8 @@
         setVal(k, j[k]);
       }
       cronIn.value = j.scheduleType === 'CRON' ? j.scheduleConf || '' : '';
+      zoneIn.value = j.timeZone || '';
+      if (calSel) Array.from(calSel.options).forEach((o) => { o.selected = (j.calendarIds || []).includes(+o.value); });
       rateIn.value = j.scheduleType === 'FIX_RATE' ? j.scheduleConf || '' : '';
       if (mode === 'copy') setVal('jobDesc', (j.jobDesc || '') + t('common_copy_suffix'));
     } else {
@@ -204,6 +222,8 @@
   });
   stype.addEventListener('change', syncSchedule);
   cronIn.addEventListener('input', previewSoon);
+  zoneIn.addEventListener('change', previewSoon);
+  if (calSel) calSel.addEventListener('change', previewSoon);
   rateIn.addEventListener('input', previewSoon);
   glueSel.addEventListener('change', syncGlue);
 
@@ -240,8 +260,9 @@
       executorRouteStrategy: v('executorRouteStrategy'), executorBlockStrategy: v('executorBlockStrategy'),
       executorHandler: glueSel.value === 'BEAN' ? v('executorHandler') : '', executorParam: form.executorParam.value,
       executorTimeout: v('executorTimeout') || '0', executorFailRetryCount: v('executorFailRetryCount') || '0',
-      childJobId: child, glueType: glueSel.value,
+      childJobId: child, glueType: glueSel.value, timeZone: type === 'CRON' ? zoneIn.value.trim() : '',
     };
+    if (calSel) params.calendarIds = chosenCalendars().join(',');
     let path = '/jobinfo/insert';
     if (mode === 'edit') {
       path = '/jobinfo/update';

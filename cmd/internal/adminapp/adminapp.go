@@ -185,6 +185,11 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	mgr.PrepareAudit(ctx)
 	// Scoped API tokens: xxl_admin_api_token, created here when missing.
 	mgr.PrepareTokens(ctx)
+	// Job time zones: xxl_admin_job_option, created here when missing; a warning when
+	// jobs rely on it beside a Java admin.
+	mgr.PrepareJobOptions(ctx)
+	mgr.PrepareCalendars(ctx)
+	mgr.JavaAdminWarning(ctx) // logs the evidence, if any
 	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken,
 		AlarmChannels: alarmChannelNames(cfg)})
 	if err != nil {

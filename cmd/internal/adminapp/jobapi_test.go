@@ -586,11 +586,101 @@ func TestJobOpenAPIDocument(t *testing.T) {
 		}
 		require.ElementsMatch(t, []string{"/api/addJob", "/api/updateJob", "/api/removeJob",
 			"/api/startJob", "/api/stopJob", "/api/triggerJob",
-			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog"}, paths)
+			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog",
+			"/api/listCalendars", "/api/saveCalendar", "/api/removeCalendar"}, paths)
 		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
 		for p, raw := range doc.Paths {
 			require.Contains(t, string(raw), `"bearerAuth"`, p)
 		}
+	}
+}
+
+// TestJobOpenAPITimeZone: addJob and updateJob take the job's IANA zone as timeZone;
+// getJob shows it; an update without the field keeps it; an unknown zone is refused in
+// the envelope and changes nothing.
+func TestJobOpenAPITimeZone(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPIOn(t, database, schema.Layout34, nil)
+			zoned := strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Europe/Berlin","glueType"`, 1)
+			id := addedID(t, b.admin(t, "addJob", zoned))
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+			r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			var got struct {
+				TimeZone string `json:"timeZone"`
+			}
+			require.NoError(t, json.Unmarshal(r.Data, &got))
+			require.Equal(t, "Europe/Berlin", got.TimeZone)
+
+			upd := strings.Replace(withID(updateJobBody, id), `"FIX_RATE","scheduleConf":"60"`, `"CRON","scheduleConf":"0 0 3 * * ?"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone, "HEAD's body has no timeZone: the zone is kept")
+
+			bad := strings.Replace(upd, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1)
+			r = b.admin(t, "updateJob", bad)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, `Unknown time zone "Atlantis/Capital": give an IANA zone id such as Europe/Berlin`, r.msg())
+			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1))
+			require.Equal(t, 500, r.Code)
+
+			clear := strings.Replace(upd, `"glueType"`, `"timeZone":"","glueType"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
+			require.Empty(t, b.job(t, id).TimeZone)
+		})
+	}
+}
+
+// TestJobOpenAPICalendars: calendars are saved, listed and removed through the
+// OpenAPI; addJob attaches them (calendarIds), a job's preview leaves out the days
+// they exclude, an unknown calendar id or a bad spec is refused in the envelope, and
+// a calendar in use cannot be removed.
+func TestJobOpenAPICalendars(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPIOn(t, database, schema.Layout34, nil)
+			r := b.admin(t, "saveCalendar", `{"name":"weekends","kind":"WEEKLY","spec":"SAT,SUN"}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			cal, err := strconv.Atoi(string(r.Data))
+			require.NoError(t, err, string(r.Data))
+			r = b.admin(t, "saveCalendar", `{"name":"bad","kind":"YEARLY","spec":"13-01"}`)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, `Calendar days: "13-01" is not a day of the year (MM-dd)`, r.msg())
+			r = b.admin(t, "saveCalendar", `{"name":"Weekends","kind":"DATES","spec":"2026-01-01"}`)
+			require.Equal(t, `A calendar named "Weekends" exists already`, r.msg())
+
+			r = b.admin(t, "listCalendars", `{}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			var cals []struct {
+				ID   int    `json:"id"`
+				Name string `json:"name"`
+				Kind string `json:"kind"`
+				Spec string `json:"spec"`
+			}
+			require.NoError(t, json.Unmarshal(r.Data, &cals))
+			require.Len(t, cals, 1)
+			require.Equal(t, "weekends", cals[0].Name)
+
+			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[99999],"glueType"`, 1))
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, "Calendar(99999) not found", r.msg())
+			id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[`+strconv.Itoa(cal)+`],"glueType"`, 1)))
+			require.Equal(t, []int{cal}, b.job(t, id).CalendarIDs)
+
+			r = b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, "The calendar is attached to jobs "+strconv.Itoa(id)+"; detach it from them first", r.msg())
+			upd := strings.Replace(withID(updateJobBody, id), `"glueType"`, `"calendarIds":[],"glueType"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+			require.Empty(t, b.job(t, id).CalendarIDs)
+			require.Equal(t, 200, b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`).Code)
+			require.Zero(t, b.db.Count(t, schema.CalendarTable, ""))
+		})
 	}
 }
 

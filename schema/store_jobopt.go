@@ -1,0 +1,242 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	sq "github.com/Masterminds/squirrel"
+)
+
+// A job's settings beyond upstream's columns live in xxl_admin_job_option, a table of
+// this admin's own, one row per job that has any (a job without a row behaves as
+// upstream's). Java admins never read it: a Java admin sharing the database fires
+// such a job by xxl_job_info alone (see docs/SCHEDULING.md, "Beside Java admins").
+//
+// Columns in use: time_zone (the IANA zone CRON is evaluated in) and calendar_ids
+// (exclusion calendars). The retry_* columns and tags are reserved, with their
+// meaning fixed here, for the retry back-off and job tags: retry_backoff is '' (retry
+// at once, upstream's way), FIXED or EXPONENTIAL; retry_wait_ms the first wait;
+// retry_cap_ms the longest wait of EXPONENTIAL; retry_jitter a percentage of the wait
+// added at random; tags a comma-separated list. Nothing reads them yet.
+//
+// The job's row is written in the transaction that writes the job, and deleted with
+// the job (DeleteJob).
+
+// JobOptionTable is the name of the job option table.
+const JobOptionTable = "xxl_admin_job_option"
+
+// JobOptionTableMySQL is the creation script of the job option table on MySQL and
+// MariaDB.
+const JobOptionTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_job_option` (\n" +
+	"  `job_id` int(11) NOT NULL COMMENT 'xxl_job_info.id',\n" +
+	"  `time_zone` varchar(64) NOT NULL DEFAULT '' COMMENT 'IANA zone CRON is evaluated in; empty: the admin''s zone',\n" +
+	"  `calendar_ids` varchar(255) NOT NULL DEFAULT '' COMMENT 'comma-separated xxl_admin_calendar ids whose days are excluded',\n" +
+	"  `retry_backoff` varchar(16) NOT NULL DEFAULT '' COMMENT 'reserved: empty (at once), FIXED or EXPONENTIAL',\n" +
+	"  `retry_wait_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: first retry wait',\n" +
+	"  `retry_cap_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: longest retry wait of EXPONENTIAL',\n" +
+	"  `retry_jitter` int(11) NOT NULL DEFAULT '0' COMMENT 'reserved: percent of the wait added at random',\n" +
+	"  `tags` varchar(255) NOT NULL DEFAULT '' COMMENT 'reserved: comma-separated job tags',\n" +
+	"  `update_time` bigint(20) NOT NULL DEFAULT '0' COMMENT 'ms since 1970',\n" +
+	"  PRIMARY KEY (`job_id`)\n" +
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT='xxl-admin-go settings of a job beyond xxl_job_info';\n"
+
+// JobOptionTableSQLite is the creation script of the job option table in the embedded
+// file.
+const JobOptionTableSQLite = `CREATE TABLE IF NOT EXISTS xxl_admin_job_option (
+  job_id INTEGER NOT NULL PRIMARY KEY,
+  time_zone TEXT NOT NULL DEFAULT '',
+  calendar_ids TEXT NOT NULL DEFAULT '',
+  retry_backoff TEXT NOT NULL DEFAULT '',
+  retry_wait_ms INTEGER NOT NULL DEFAULT 0,
+  retry_cap_ms INTEGER NOT NULL DEFAULT 0,
+  retry_jitter INTEGER NOT NULL DEFAULT 0,
+  tags TEXT NOT NULL DEFAULT '',
+  update_time INTEGER NOT NULL DEFAULT 0
+);
+`
+
+// JobOptionTablePostgreSQL is the creation script of the job option table on
+// PostgreSQL.
+const JobOptionTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_job_option (
+  job_id INTEGER NOT NULL PRIMARY KEY,
+  time_zone VARCHAR(64) NOT NULL DEFAULT '',
+  calendar_ids VARCHAR(255) NOT NULL DEFAULT '',
+  retry_backoff VARCHAR(16) NOT NULL DEFAULT '',
+  retry_wait_ms BIGINT NOT NULL DEFAULT 0,
+  retry_cap_ms BIGINT NOT NULL DEFAULT 0,
+  retry_jitter INTEGER NOT NULL DEFAULT 0,
+  tags VARCHAR(255) NOT NULL DEFAULT '',
+  update_time BIGINT NOT NULL DEFAULT 0
+);
+`
+
+// jobOptionOwnTable registers xxl_admin_job_option with schema init, upgrade and
+// check (OwnTables).
+var jobOptionOwnTable = OwnTable{
+	Name:       JobOptionTable,
+	Purpose:    "a job's settings beyond upstream's columns (time zone, exclusion calendars)",
+	MySQL:      JobOptionTableMySQL,
+	SQLite:     JobOptionTableSQLite,
+	PostgreSQL: JobOptionTablePostgreSQL,
+}
+
+// JobOption is one row of xxl_admin_job_option. The zero value (besides JobID) is a
+// job that behaves as upstream's.
+type JobOption struct {
+	JobID int
+	// TimeZone is the IANA zone CRON is evaluated in; "" is the admin's zone.
+	TimeZone string
+	// CalendarIDs are the exclusion calendars (xxl_admin_calendar ids).
+	CalendarIDs []int
+	// UpdateTime is when the row was last written, ms since 1970.
+	UpdateTime int64
+}
+
+// IsZero reports that the option changes nothing: the job needs no row.
+func (o JobOption) IsZero() bool { return o.TimeZone == "" && len(o.CalendarIDs) == 0 }
+
+// HasJobOptionTable reports whether the database has xxl_admin_job_option, and
+// remembers the answer: job reads carry the options only when the table is there.
+func (s *Store) HasJobOptionTable(ctx context.Context) (bool, error) {
+	ok, err := tableExists(ctx, s.db, IsSQLite(s.db), JobOptionTable)
+	if err == nil {
+		s.jobOptions.Store(ok)
+	}
+	return ok, err
+}
+
+// CreateJobOptionTable creates xxl_admin_job_option when it is missing, as `schema
+// upgrade` does. It needs the CREATE privilege; no other table is touched.
+func (s *Store) CreateJobOptionTable(ctx context.Context) error {
+	if err := s.createOwnTable(ctx, jobOptionOwnTable); err != nil {
+		return err
+	}
+	s.jobOptions.Store(true)
+	return nil
+}
+
+// JobOptionsEnabled reports whether the job option table was found (OpenStore,
+// HasJobOptionTable) or created. Without it every job runs in the admin's zone and
+// no option can be saved.
+func (s *Store) JobOptionsEnabled() bool { return s.jobOptions.Load() }
+
+// ErrNoJobOptionTable refuses saving a job option where the table is missing.
+var ErrNoJobOptionTable = fmt.Errorf("table %s is missing; add it with `xxl-admin-go schema upgrade`", JobOptionTable)
+
+// jobOptionCols are the option columns a job read carries: correlated reads by
+// primary key, so that the statements over xxl_job_info keep their plans (and their
+// single-table form), and NULL for a job without a row. Without the table they are
+// constant empty strings.
+func (s *Store) jobOptionCols() []string {
+	if !s.jobOptions.Load() {
+		return []string{"''", "''"}
+	}
+	sub := func(col string) string {
+		return "(SELECT o." + col + " FROM " + JobOptionTable + " o WHERE o.job_id = xxl_job_info.id)"
+	}
+	return []string{sub("time_zone"), sub("calendar_ids")}
+}
+
+// jobSelect selects every job column and the job's options from xxl_job_info.
+func (s *Store) jobSelect() sq.SelectBuilder {
+	return s.sb.Select(append(append([]string{}, s.jobCols...), s.jobOptionCols()...)...).From("xxl_job_info")
+}
+
+// LoadJobOption reads a job's options; a job without a row (or a database without
+// the table) has the zero option.
+func (s *Store) LoadJobOption(ctx context.Context, jobID int) (JobOption, error) {
+	o := JobOption{JobID: jobID}
+	if !s.jobOptions.Load() {
+		return o, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("time_zone", "calendar_ids", "update_time").From(JobOptionTable).
+		Where(sq.Eq{"job_id": jobID}))
+	if err != nil {
+		return o, fmt.Errorf("load options of job %d: %w", jobID, err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var cals string
+		if err := rows.Scan(&o.TimeZone, &cals, &o.UpdateTime); err != nil {
+			return o, fmt.Errorf("load options of job %d: %w", jobID, err)
+		}
+		o.CalendarIDs = splitIDs(cals)
+	}
+	return o, rows.Err()
+}
+
+// JobOptions reads every job's options, keyed by job id (export, checks).
+func (s *Store) JobOptions(ctx context.Context) (map[int]JobOption, error) {
+	out := map[int]JobOption{}
+	if !s.jobOptions.Load() {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("job_id", "time_zone", "calendar_ids", "update_time").From(JobOptionTable))
+	if err != nil {
+		return nil, fmt.Errorf("read job options: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o JobOption
+		var cals string
+		if err := rows.Scan(&o.JobID, &o.TimeZone, &cals, &o.UpdateTime); err != nil {
+			return nil, fmt.Errorf("read job options: %w", err)
+		}
+		o.CalendarIDs = splitIDs(cals)
+		out[o.JobID] = o
+	}
+	return out, rows.Err()
+}
+
+// SaveJobOption writes a job's options; the zero option removes the job's row. Run it
+// in the transaction that writes the job. Without the table, a zero option is a no-op
+// and any other is ErrNoJobOptionTable.
+func (s *Store) SaveJobOption(ctx context.Context, o JobOption) error {
+	if !s.jobOptions.Load() {
+		if o.IsZero() {
+			return nil
+		}
+		return ErrNoJobOptionTable
+	}
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if _, err := s.exec(ctx, s.sb.Delete(JobOptionTable).Where(sq.Eq{"job_id": o.JobID})); err != nil {
+			return fmt.Errorf("save options of job %d: %w", o.JobID, err)
+		}
+		if o.IsZero() {
+			return nil
+		}
+		if _, err := s.exec(ctx, s.sb.Insert(JobOptionTable).
+			Columns("job_id", "time_zone", "calendar_ids", "update_time").
+			Values(o.JobID, o.TimeZone, joinIDs(o.CalendarIDs), o.UpdateTime)); err != nil {
+			return fmt.Errorf("save options of job %d: %w", o.JobID, err)
+		}
+		return nil
+	})
+}
+
+// CountJobOptions counts the jobs that have a time zone or a calendar: the jobs a Java
+// admin sharing the database would fire differently.
+func (s *Store) CountJobOptions(ctx context.Context) (int, error) {
+	if !s.jobOptions.Load() {
+		return 0, nil
+	}
+	return s.count(ctx, s.sb.Select("COUNT(1)").From(JobOptionTable).
+		Where(sq.Or{sq.NotEq{"time_zone": ""}, sq.NotEq{"calendar_ids": ""}}))
+}
+
+// scanJobOptionCols fills the option fields of j from the two option columns of a
+// job read.
+func scanJobOptionCols(j *Job, tz, cals sql.NullString) {
+	j.TimeZone, j.CalendarIDs = tz.String, splitIDs(cals.String)
+}
+
+// ZonedRunningJobs reads the schedule of every running job that has a time zone (the
+// columns of the scan's pre-read).
+func (s *Store) ZonedRunningJobs(ctx context.Context) ([]Job, error) {
+	if !s.jobOptions.Load() {
+		return nil, nil
+	}
+	return s.readSchedule(ctx, s.scheduleSelect().Where(sq.Eq{"trigger_status": 1}).
+		Where("id IN (SELECT job_id FROM "+JobOptionTable+" WHERE time_zone <> '')").OrderBy("id ASC"))
+}
