@@ -29,8 +29,9 @@ const chartDir = "xxl-admin-go"
 // A database for the values of most tests: the partitioned cluster needs one.
 func mysqlValues(extra map[string]any) map[string]any {
 	v := map[string]any{
-		"database":    map[string]any{"url": "jdbc:mysql://mariadb:3306/xxl_job?serverTimezone=Asia/Shanghai", "password": "db-secret"},
-		"accessToken": "exec-token",
+		"replicaCount": 3,
+		"database":     map[string]any{"url": "jdbc:mysql://mariadb:3306/xxl_job?serverTimezone=Asia/Shanghai", "password": "db-secret"},
+		"accessToken":  "exec-token",
 	}
 	for k, x := range extra {
 		v[k] = x
@@ -112,11 +113,12 @@ func mustTemplate(t *testing.T, vals map[string]any) *rendered {
 }
 
 // TestChartLintStrict runs `helm lint --strict` (warnings fail) with the default
-// values and with the values of a full production set-up.
+// values (one admin on the embedded database, a trial) and with the values of a full
+// production set-up.
 func TestChartLintStrict(t *testing.T) {
 	t.Parallel()
 	for name, vals := range map[string]map[string]any{
-		"embedded default": {"replicaCount": 1},
+		"defaults": nil,
 		"partitioned": mysqlValues(map[string]any{
 			"serviceMonitor": map[string]any{"enabled": true}, "metricsToken": "scrape", "managementPort": 9090,
 		}),
@@ -225,8 +227,9 @@ func TestChartRefusesEmbeddedWithReplicas(t *testing.T) {
 	require.ErrorContains(t, err, "replicaCount must be 1, not 3")
 	require.ErrorContains(t, err, "database.url")
 
-	r := mustTemplate(t, map[string]any{"replicaCount": 1})
+	r := mustTemplate(t, nil) // the defaults
 	d := r.deployment
+	require.Equal(t, int32(1), *d.Spec.Replicas)
 	require.Equal(t, appsv1.RecreateDeploymentStrategyType, d.Spec.Strategy.Type)
 	c := d.Spec.Template.Spec.Containers[0]
 	require.Contains(t, c.Args, "--xxl.admin.embedded.path=/data/xxl-job.db")
@@ -250,6 +253,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 func TestChartExistingSecretServiceMonitorManagementPort(t *testing.T) {
 	t.Parallel()
 	r := mustTemplate(t, map[string]any{
+		"replicaCount":    2,
 		"database":        map[string]any{"url": "jdbc:postgresql://pg:5432/xxl_job?currentSchema=xxl_job&serverTimezone=UTC"},
 		"existingSecret":  "xxl-credentials",
 		"serviceMonitor":  map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
