@@ -43,6 +43,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("APIToken", func(t *testing.T) { t.Parallel(); runAPITokens(t, setup) })
 	t.Run("Audit", func(t *testing.T) { t.Parallel(); runAudit(t, setup) })
 	t.Run("SignInGrant", func(t *testing.T) { t.Parallel(); runSignInGrants(t, setup) })
+	t.Run("Workflow", func(t *testing.T) { t.Parallel(); runWorkflows(t, setup) })
 }
 
 type testBundle struct {
