@@ -174,6 +174,8 @@ type Scheduler struct {
 	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]
 	metrics    metrics
+	// onResults is told of stored callback results (OnResultsStored).
+	onResults atomic.Pointer[func(logIDs []int64)]
 	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
 	leases *cluster.Leaser
 
