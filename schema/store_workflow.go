@@ -497,15 +497,6 @@ func (s *Store) DueWorkflowRuns(ctx context.Context, now int64, limit int) ([]in
 	return ids, nil
 }
 
-// AnyRunningWorkflowRun reports whether some run is running.
-func (s *Store) AnyRunningWorkflowRun(ctx context.Context) (bool, error) {
-	ids, err := ids64(s.query(ctx, s.sb.Select("id").From(WorkflowRunTable).Where(sq.Eq{"state": WorkflowRunning}).Limit(1)))
-	if err != nil {
-		return false, fmt.Errorf("look for running workflow runs: %w", err)
-	}
-	return len(ids) > 0, nil
-}
-
 func (s *Store) workflowRuns(ctx context.Context, b sq.SelectBuilder) ([]WorkflowRun, error) {
 	rows, err := s.query(ctx, b)
 	if err != nil {

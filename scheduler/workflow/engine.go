@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
@@ -42,14 +41,11 @@ type Engine struct {
 	loc   *time.Location
 	log   *slog.Logger
 
-	// active is set while some run may be running: the callback path looks up its
-	// logs' nodes only then (the loop refreshes it every second).
-	active atomic.Bool
-	wg     sync.WaitGroup
-	stop   chan struct{}
-	once   sync.Once
-	mu     sync.Mutex
-	done   bool
+	wg   sync.WaitGroup
+	stop chan struct{}
+	once sync.Once
+	mu   sync.Mutex
+	done bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -124,9 +120,6 @@ func (e *Engine) Wait() { e.wg.Wait() }
 // Notify is told of stored callback results (scheduler.OnResultsStored): the runs
 // whose nodes ran on those logs advance now, on a goroutine of their own.
 func (e *Engine) Notify(logIDs []int64) {
-	if !e.active.Load() {
-		return
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.done {
@@ -151,16 +144,8 @@ func (e *Engine) Notify(logIDs []int64) {
 
 // CheckOnce is one pass of the safety net: it advances the running runs whose check
 // time has passed (results stored without word to this admin, timeouts, runs whose
-// admin died), and refreshes whether any run is running.
+// admin died).
 func (e *Engine) CheckOnce(ctx context.Context) error {
-	any, err := e.store.AnyRunningWorkflowRun(ctx)
-	if err != nil {
-		return err
-	}
-	e.active.Store(any)
-	if !any {
-		return nil
-	}
 	ids, err := e.store.DueWorkflowRuns(ctx, e.clock.Now().UnixMilli(), CheckBatch)
 	if err != nil {
 		return err
@@ -253,11 +238,7 @@ func (e *Engine) insertRun(ctx context.Context, w schema.Workflow, input, trigge
 	for i, n := range g.Nodes {
 		nodes[i] = schema.NodeRun{Node: n.Name, JobID: n.JobID, State: schema.WorkflowWaiting}
 	}
-	id, err := e.store.InsertWorkflowRun(ctx, r, nodes)
-	if err == nil {
-		e.active.Store(true)
-	}
-	return id, err
+	return e.store.InsertWorkflowRun(ctx, r, nodes)
 }
 
 // dispatchPrefix starts the trigger_msg of a node's log row until its trigger outcome

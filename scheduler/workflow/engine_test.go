@@ -2,9 +2,12 @@ package workflow_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +26,8 @@ import (
 
 const token = "wf-token"
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 // t0 is a fixed test instant.
 var t0 = time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
 
@@ -33,6 +38,7 @@ type admin struct {
 	sched *scheduler.Scheduler
 	eng   *workflow.Engine
 	url   string
+	stop  func() // stops the admin as a crash would: its executor API stops answering
 }
 
 // testBundle is a database with one or more admins and a fake executor.
@@ -88,21 +94,25 @@ func setup(t *testing.T, kind string, n int) *testBundle {
 
 func (b *testBundle) startAdmin(t *testing.T, st *schema.Store) *admin {
 	t.Helper()
-	sched := scheduler.New(scheduler.Config{Lang: i18n.En, Location: b.loc, AdminIP: "10.0.0.1", LogRetentionDays: 30}, st,
+	sched := scheduler.New(scheduler.Config{Lang: i18n.En, Location: b.loc, AdminIP: "10.0.0.1", LogRetentionDays: 30, Logger: quiet}, st,
 		scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: 2 * time.Second}), AccessToken: token}, b.clock)
-	eng := workflow.New(workflow.Config{Store: st, Scheduler: sched, Clock: b.clock, Location: b.loc})
+	eng := workflow.New(workflow.Config{Store: st, Scheduler: sched, Clock: b.clock, Location: b.loc, Logger: quiet})
 	sched.OnResultsStored(eng.Notify)
-	app := routes.NewApp(nil)
-	(&routes.API{Core: sched, AccessToken: token}).Mount(app, "/xxl-job-admin", "")
+	app := routes.NewApp(quiet)
+	(&routes.API{Core: sched, AccessToken: token, Log: quiet}).Mount(app, "/xxl-job-admin", "")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() {
-		_ = app.Shutdown()
-		eng.Stop()
-		sched.Stop(context.Background())
-	})
-	a := &admin{store: st, sched: sched, eng: eng, url: "http://" + ln.Addr().String() + "/xxl-job-admin"}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = app.Shutdown()
+			eng.Stop()
+			sched.Stop(context.Background())
+		})
+	}
+	t.Cleanup(stop)
+	a := &admin{store: st, sched: sched, eng: eng, url: "http://" + ln.Addr().String() + "/xxl-job-admin", stop: stop}
 	b.admins = append(b.admins, a)
 	return a
 }

@@ -451,15 +451,36 @@ func (e *Engine) fire(ctx context.Context, sends []send) bool {
 	return false
 }
 
-// kill asks the executors of cancelled nodes to stop them.
+// kill asks the executors of cancelled nodes to stop them. A node fired moments ago
+// may not have its trigger outcome (the executor's address) written yet: its kill is
+// tried again for a short while.
 func (e *Engine) kill(ctx context.Context, runID int64, logIDs []int64) {
 	for _, id := range logIDs {
-		res, err := e.sched.Kill(ctx, id)
+		var res scheduler.KillResult
+		var err error
+		for try := 0; ; try++ {
+			res, err = e.sched.Kill(ctx, id)
+			if err != nil || res.Code == 200 || try == killTries {
+				break
+			}
+			r, rerr := e.store.LogResults(ctx, []int64{id})
+			if rerr != nil || r[id].TriggerCode != 0 {
+				break // the trigger failed, or the executor refused the kill
+			}
+			time.Sleep(killPause)
+		}
 		if err != nil || res.Code != 200 {
 			e.log.Warn("could not kill a cancelled workflow node", "run_id", runID, "log_id", id, "code", res.Code, "msg", res.Msg, "err", err)
 		}
 	}
 }
+
+// How long a kill waits for its node's trigger outcome: well past a trigger's
+// executor call timeout.
+const (
+	killTries = 50
+	killPause = 100 * time.Millisecond
+)
 
 // Cancel ends a running run as cancelled: waiting nodes are cancelled, running ones
 // killed and cancelled.
@@ -520,7 +541,6 @@ func (e *Engine) Rerun(ctx context.Context, runID int64) error {
 	if err != nil {
 		return err
 	}
-	e.active.Store(true)
 	return e.Advance(ctx, runID)
 }
 
