@@ -30,6 +30,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
@@ -71,6 +72,9 @@ type Admin struct {
 	Scheduler *scheduler.Scheduler
 	// Store is the database access of all of them.
 	Store *schema.Store
+	// Workflows runs workflow runs (scheduler/workflow); nil when the database has no
+	// workflow tables and they could not be created.
+	Workflows *workflow.Engine
 	// Layout is the table layout found in the database.
 	Layout schema.Layout
 
@@ -184,7 +188,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
-	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
+	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout, Workflows: workflows(ctx, store, sched, clk, o.Location, log),
 		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
 	mgmt := app
 	health := healthHandler(sched, o.DB)
@@ -317,6 +321,9 @@ func (a *Admin) Start() error {
 		}
 	}
 	a.Scheduler.Start()
+	if a.Workflows != nil {
+		a.Workflows.Start()
+	}
 	go func() { a.serveErr <- a.App.Listener(a.ln) }()
 	if a.Management != nil {
 		go func() { a.serveErr <- a.Management.Listener(a.mgmtLn) }()
@@ -363,12 +370,35 @@ func (a *Admin) Stop() {
 	a.log.Info("stopping: no new scans, firing what the ring holds, waiting for running triggers")
 	stopCtx, cancel := context.WithTimeout(context.Background(), 9*time.Second)
 	defer cancel()
+	if a.Workflows != nil {
+		a.Workflows.Stop()
+	}
 	a.Scheduler.Stop(stopCtx)
 	_ = a.App.ShutdownWithTimeout(time.Second)
 	if a.Management != nil {
 		_ = a.Management.ShutdownWithTimeout(time.Second)
 	}
 	a.log.Info("stopped")
+}
+
+// workflows builds the workflow engine and has the scheduler tell it of stored
+// callback results. Its tables are created here when missing; without them (a database
+// user that may not create tables) workflows are off, with one warning.
+func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Scheduler, clk clock.Clock, loc *time.Location,
+	log *slog.Logger) *workflow.Engine {
+	has, err := store.HasWorkflowTables(ctx)
+	if err == nil && !has {
+		if err = store.CreateWorkflowTables(ctx); err == nil {
+			log.Info("created the workflow tables", "table", schema.WorkflowTable)
+		}
+	}
+	if err != nil {
+		log.Warn("workflows off: their tables are missing and could not be created (run `xxl-admin-go schema upgrade`)", "err", err)
+		return nil
+	}
+	e := workflow.New(workflow.Config{Store: store, Scheduler: sched, Clock: clk, Location: loc, Logger: log})
+	sched.OnResultsStored(e.Notify)
+	return e
 }
 
 // alarmChannelNames are the configured alarm channels' names, for the job form.
