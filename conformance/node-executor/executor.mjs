@@ -4,7 +4,9 @@
 //   PORT     port to listen on
 //   TOKEN    access token ("" for none)
 // Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
-// shardingJobHandler. Prints "READY <port>" once listening.
+// shardingJobHandler, echoJobHandler (returns its parameter, parsed when it is JSON; the
+// SDK sends a handler's result JSON-encoded as the handle message).
+// Prints "READY <port>" once listening.
 import express from 'express'
 import { createXxlJobExecutor } from 'xxl-job'
 
@@ -33,6 +35,9 @@ handlers.set('slowJobHandler', async (logger, req, params) => {
     await sleep(100)
   }
   return `slept ${secs}s`
+})
+handlers.set('echoJobHandler', async (logger, req, params) => {
+  try { return JSON.parse(params) } catch { return params ?? '' }
 })
 handlers.set('shardingJobHandler', async (logger, req) => `shard ${req.broadcastIndex}/${req.broadcastTotal}`)
 

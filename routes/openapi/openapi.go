@@ -189,6 +189,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		}
 		return who, nil
 	}
+	if isWorkflowCall(uri) {
+		return j.workflowCall(ctx, uri, body, admit)
+	}
 	if readCalls[uri] {
 		return j.read(ctx, uri, body, admit)
 	}

@@ -144,6 +144,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
 		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
 	}, store, httpExec, clk)
+	wf := workflows(ctx, store, sched, clk, o.Location, log)
 
 	app := routes.NewApp(log)
 	hosts := routes.HostFilter(cfg.AllowedHosts, log) // xxl.admin.allowed-hosts
@@ -158,7 +159,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	mgr := manage.New(manage.Config{
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
-		LDAP: ldapDir, OIDC: idp, NoLocalLogin: cfg.Auth.LocalDisabled,
+		LDAP: ldapDir, OIDC: idp, NoLocalLogin: cfg.Auth.LocalDisabled, Workflows: wf,
 	})
 	limiter := o.JobAPILimiter
 	if limiter == nil {
@@ -188,7 +189,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
-	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout, Workflows: workflows(ctx, store, sched, clk, o.Location, log),
+	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout, Workflows: wf,
 		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
 	mgmt := app
 	health := healthHandler(sched, o.DB)

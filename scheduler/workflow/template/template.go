@@ -179,6 +179,21 @@ func (t *Template) Render(v Values) (string, error) {
 	return b.String(), nil
 }
 
+// jsonKind names the kind of a decoded JSON value for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an array"
+}
+
 // ParsePath reads a field path written with dots ("items.0.name").
 func ParsePath(p string) ([]string, error) {
 	fields := strings.Split(p, ".")
@@ -218,6 +233,9 @@ func Field(doc string, path []string) (string, error) {
 			}
 			cur = c[n]
 		default:
+			if i == 0 {
+				return "", fmt.Errorf("no field %q: the value is not an object but %s", name, jsonKind(cur))
+			}
 			return "", fmt.Errorf("no field %q: %q is not an object", strings.Join(path[:i+1], "."), strings.Join(path[:i], "."))
 		}
 	}

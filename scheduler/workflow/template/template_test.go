@@ -49,7 +49,7 @@ func TestRender(t *testing.T) {
 
 func TestRenderErrors(t *testing.T) {
 	t.Parallel()
-	v := template.Values{Outputs: map[string]string{"a": `{"f":{"g":1},"l":[1]}`, "p": "not json"}}
+	v := template.Values{Outputs: map[string]string{"a": `{"f":{"g":1},"l":[1]}`, "p": "not json", "s": `"quoted"`}}
 	for _, c := range []struct{ in, msg string }{
 		{"${p.output.f}", `template: ${p.output.f}: the value is not JSON`},
 		{"${a.output.x}", `template: ${a.output.x}: no field "x"`},
@@ -58,6 +58,7 @@ func TestRenderErrors(t *testing.T) {
 		{"${a.output.l.1}", `template: ${a.output.l.1}: no element "l.1" (an array of 1)`},
 		{"${a.output.l.x}", `template: ${a.output.l.x}: no element "l.x" (an array of 1)`},
 		{"${run.input.x}", `template: ${run.input.x}: the value is not JSON`},
+		{"${s.output.x}", `template: ${s.output.x}: no field "x": the value is not an object but a string`},
 	} {
 		tpl, err := template.Parse(c.in)
 		require.NoError(t, err, c.in)
