@@ -418,8 +418,8 @@ func (s *step) end(state, msg string) error {
 
 // fire sends the written fires, concurrently, each through the ordinary trigger path
 // with its log row as the claim row and no retry of the trigger's own (the engine
-// retries). It reports whether one of them failed at once, so that the run is
-// advanced again.
+// retries). It reports whether one of them failed at once (no executor, refused), so
+// that the run is advanced again.
 func (e *Engine) fire(ctx context.Context, sends []send) bool {
 	var wg sync.WaitGroup
 	for _, snd := range sends {
@@ -444,7 +444,10 @@ func (e *Engine) fire(ctx context.Context, sends []send) bool {
 		return false
 	}
 	for _, r := range results {
-		if r.HandleCode != 0 || (r.TriggerCode != 0 && r.TriggerCode != 200) {
+		// A result that came by callback advances the run in the callback path
+		// (Notify): the node row was committed before the send, so the callback finds
+		// it. A failed trigger has no callback.
+		if r.HandleCode == 0 && r.TriggerCode != 0 && r.TriggerCode != 200 {
 			return true
 		}
 	}
