@@ -145,7 +145,9 @@ func BenchmarkWorkflowRuns(b *testing.B) {
 	b.StopTimer()
 	slices.Sort(lat)
 	slices.Sort(store)
-	at := func(d []time.Duration, p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000 }
+	at := func(d []time.Duration, p float64) float64 {
+		return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
+	}
 	pct := func(p float64) float64 { return at(lat, p) }
 	// The part of the latency the callback's storing takes (the admin answers the
 	// executor once the result is stored, before the next node is fired).

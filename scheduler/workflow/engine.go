@@ -41,11 +41,12 @@ type Engine struct {
 	loc   *time.Location
 	log   *slog.Logger
 
-	wg   sync.WaitGroup
-	stop chan struct{}
-	once sync.Once
-	mu   sync.Mutex
-	done bool
+	metrics metrics
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	done    bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -76,7 +77,7 @@ func New(cfg Config) *Engine {
 		cfg.Logger = slog.Default()
 	}
 	return &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
-		stop: make(chan struct{})}
+		metrics: newMetrics(), stop: make(chan struct{})}
 }
 
 // Start launches the loop that starts scheduled workflows and runs the safety net.
@@ -125,6 +126,7 @@ func (e *Engine) Notify(logIDs []int64) {
 	if e.done {
 		return
 	}
+	stored := time.Now()
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -135,7 +137,7 @@ func (e *Engine) Notify(logIDs []int64) {
 			return
 		}
 		for _, id := range runs {
-			if err := e.Advance(ctx, id); err != nil {
+			if err := e.advanceSince(ctx, id, stored); err != nil {
 				e.log.Warn("could not advance a workflow run; the safety net retries", "run_id", id, "err", err)
 			}
 		}
@@ -198,6 +200,9 @@ func (e *Engine) fireScheduled(ctx context.Context, w schema.Workflow, now time.
 		runID, err = e.insertRun(ctx, w, "", trigger, planned, "")
 		return err
 	})
+	if err == nil && runID != 0 {
+		e.runEvent("started")
+	}
 	if err != nil || runID == 0 {
 		return err
 	}
@@ -215,6 +220,7 @@ func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerTyp
 	if err != nil {
 		return 0, err
 	}
+	e.runEvent("started")
 	if err := e.Advance(ctx, id); err != nil {
 		// The run is stored: the safety net advances it.
 		e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor"
@@ -177,6 +178,31 @@ func (b *testBundle) runs(handler string) []executortest.Call {
 
 func strp(s string) *string { return &s }
 
+// gather reads the engine's metrics: counters by name and labels, histograms' counts.
+func gather(t *testing.T, e *workflow.Engine) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e.Collectors()...)
+	fams, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range m.GetLabel() {
+				name += `{` + l.GetName() + `="` + l.GetValue() + `"}`
+			}
+			switch {
+			case m.GetCounter() != nil:
+				out[name] = m.GetCounter().GetValue()
+			case m.GetHistogram() != nil:
+				out[name+"_count"] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
 // diamond is A → B, A → C, B → D, C → D; B and C get A's output, D both of theirs.
 func diamond(a, b, c, d int) workflow.Graph {
 	return workflow.Graph{
@@ -225,6 +251,13 @@ func TestDiamond(t *testing.T) {
 			require.Equal(t, "/data/x.csv", l.ExecutorParam, "the log shows the rendered parameter")
 			require.Contains(t, l.TriggerMsg, "Workflow node")
 			require.Zero(t, l.ExecutorFailRetryCount, "retries are the engine's, not the fail monitor's")
+
+			b.a().eng.Wait()
+			m := gather(t, b.a().eng)
+			require.Equal(t, 1.0, m[`xxl_admin_workflow_runs_total{event="started"}`])
+			require.Equal(t, 1.0, m[`xxl_admin_workflow_runs_total{event="succeeded"}`])
+			require.Equal(t, 4.0, m["xxl_admin_workflow_nodes_fired_total"])
+			require.Equal(t, 3.0, m["xxl_admin_workflow_dispatch_seconds_count"], "B, C and D were unblocked by callbacks")
 		})
 	}
 }

@@ -35,6 +35,12 @@ var ErrNotRunning = errors.New("workflow run is not in a state that allows this"
 // it fired are sent after the commit, by this admin only (docs/WORKFLOWS.md, "Exactly
 // once").
 func (e *Engine) Advance(ctx context.Context, runID int64) error {
+	return e.advanceSince(ctx, runID, time.Time{})
+}
+
+// advanceSince is Advance for results stored at since (the dispatch latency's start;
+// zero when no result prompted it).
+func (e *Engine) advanceSince(ctx context.Context, runID int64, since time.Time) error {
 	// A trigger that failed at once (no executor, refused) is a result already: the
 	// run is advanced again, a few times at most; the safety net does the rest.
 	for range 3 {
@@ -43,9 +49,10 @@ func (e *Engine) Advance(ctx context.Context, runID int64) error {
 			return err
 		}
 		e.kill(ctx, runID, kills)
-		if len(sends) == 0 || !e.fire(ctx, sends) {
+		if len(sends) == 0 || !e.fire(ctx, sends, since) {
 			return nil
 		}
+		since = time.Time{}
 	}
 	return nil
 }
@@ -412,6 +419,7 @@ func (s *step) end(state, msg string) error {
 	if err := s.e.store.UpdateWorkflowRun(s.ctx, s.run); err != nil {
 		return err
 	}
+	s.e.runEvent(state)
 	s.e.log.Info("workflow run ended", "run_id", s.run.ID, "workflow_id", s.run.WorkflowID, "state", state, "msg", msg)
 	return nil
 }
@@ -420,13 +428,14 @@ func (s *step) end(state, msg string) error {
 // with its log row as the claim row and no retry of the trigger's own (the engine
 // retries). It reports whether one of them failed at once (no executor, refused), so
 // that the run is advanced again.
-func (e *Engine) fire(ctx context.Context, sends []send) bool {
+func (e *Engine) fire(ctx context.Context, sends []send, since time.Time) bool {
 	var wg sync.WaitGroup
 	for _, snd := range sends {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			param := snd.param
+			e.dispatched(since)
 			err := e.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: snd.jobID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
 				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker})
 			if err != nil {

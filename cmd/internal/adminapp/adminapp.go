@@ -206,7 +206,11 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		mgmt.Get("/actuator/health", health)
 	}
 	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
-	metrics := withBearer(cfg.MetricsToken, metricsHandler(sched))
+	collectors := sched.Collectors()
+	if wf != nil {
+		collectors = append(collectors, wf.Collectors()...)
+	}
+	metrics := withBearer(cfg.MetricsToken, metricsHandler(collectors))
 	mgmt.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
 		// Prometheus scrapes /metrics by default, whatever the context path.
@@ -293,12 +297,12 @@ func healthHandler(sched *scheduler.Scheduler, db *sql.DB) fiber.Handler {
 	}
 }
 
-// metricsHandler serves the Go runtime, process and scheduler metrics in the
-// Prometheus text format, from a registry of its own.
-func metricsHandler(sched *scheduler.Scheduler) fiber.Handler {
+// metricsHandler serves the Go runtime, process, scheduler and workflow metrics (cs)
+// in the Prometheus text format, from a registry of its own.
+func metricsHandler(cs []prometheus.Collector) fiber.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(sched.Collectors()...)
+	reg.MustRegister(cs...)
 	return adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 }
 
