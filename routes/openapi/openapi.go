@@ -1,7 +1,7 @@
 // Package openapi serves the job OpenAPI of HEAD 3.5.0 (wire-protocol.md §4.5):
 // addJob, updateJob, removeJob, startJob, stopJob and triggerJob under /api/, on every
-// database layout, over the console's job rules (scheduler/manage), and its OpenAPI 3
-// description at /api/openapi.json.
+// database layout, over the console's job rules (scheduler/manage), this admin's read
+// and workflow calls (workflows.go), and its OpenAPI 3 description at /api/openapi.json.
 package openapi
 
 import (
@@ -21,7 +21,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 )
 
-// Document is the OpenAPI 3 description of the six calls.
+// Document is the OpenAPI 3 description of the calls.
 //
 //go:embed openapi.json
 var Document []byte

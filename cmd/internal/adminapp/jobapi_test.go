@@ -573,7 +573,9 @@ func TestJobOpenAPIDocument(t *testing.T) {
 		}
 		require.ElementsMatch(t, []string{"/api/addJob", "/api/updateJob", "/api/removeJob",
 			"/api/startJob", "/api/stopJob", "/api/triggerJob",
-			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog"}, paths)
+			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog",
+			"/api/addWorkflow", "/api/updateWorkflow", "/api/removeWorkflow", "/api/triggerWorkflow",
+			"/api/cancelWorkflowRun", "/api/rerunWorkflowRun", "/api/getWorkflowRun", "/api/listWorkflowRuns"}, paths)
 		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
 		for p, raw := range doc.Paths {
 			require.Contains(t, string(raw), `"bearerAuth"`, p)
