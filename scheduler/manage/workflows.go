@@ -14,23 +14,6 @@ import (
 // nodes of such groups, and every change is in the audit log. The engine
 // (scheduler/workflow) does the work.
 
-// WorkflowAudit is what the audit log records of a workflow definition.
-type workflowAudit struct {
-	Name            string
-	Graph           string
-	ScheduleType    string
-	ScheduleConf    string
-	MisfireStrategy string
-	FailurePolicy   string
-	RunTimeout      int
-	TriggerStatus   int
-}
-
-func auditOfWorkflow(w schema.Workflow) workflowAudit {
-	return workflowAudit{Name: w.Name, Graph: w.Graph, ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf,
-		MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout, TriggerStatus: w.TriggerStatus}
-}
-
 // errWorkflowsOff answers workflow calls of an admin without its workflow tables.
 func (s *Service) errWorkflowsOff() *Error {
 	return &Error{Kind: Invalid, Msg: "workflows are off: the database has no workflow tables (run `xxl-admin-go schema upgrade`)"}
@@ -71,15 +54,14 @@ func (s *Service) SaveWorkflow(ctx context.Context, p Principal, d workflow.Defi
 	if s.wf == nil {
 		return 0, s.errWorkflowsOff()
 	}
-	var before *workflowAudit
+	var before any
 	action := ActionWorkflowAdd
 	if d.ID != 0 {
 		old, err := s.reachWorkflow(ctx, p, d.ID)
 		if err != nil {
 			return 0, err
 		}
-		a := auditOfWorkflow(old)
-		before, action = &a, ActionWorkflowUpdate
+		before, action = old, ActionWorkflowUpdate
 	}
 	id, err := s.wf.Save(ctx, d, p.User.Username, p.CanGroup)
 	if err != nil {
@@ -89,17 +71,13 @@ func (s *Service) SaveWorkflow(ctx context.Context, p Principal, d workflow.Defi
 	if err != nil {
 		return 0, err
 	}
-	after := auditOfWorkflow(w)
-	var b any
-	if before != nil {
-		b = *before
-	}
-	s.Record(ctx, p, Change{Action: action, TargetKind: TargetWorkflow, TargetID: itoa(id), Fields: Diff(b, after, workflowRules)})
+	s.Record(ctx, p, Change{Action: action, TargetKind: TargetWorkflow, TargetID: itoa(id), Fields: Diff(before, w, workflowRules)})
 	return id, nil
 }
 
-// workflowRules digest the graph, which can be long.
-var workflowRules = &FieldRules{Digest: []string{"graph"}}
+// workflowRules leave out what the system keeps up and digest the graph, which can be
+// long.
+var workflowRules = &FieldRules{Skip: []string{"id", "triggerNextTime", "addTime", "updateTime"}, Digest: []string{"graph"}}
 
 // RemoveWorkflow deletes a workflow the caller reaches; its runs stay.
 func (s *Service) RemoveWorkflow(ctx context.Context, p Principal, id int) error {
@@ -111,7 +89,7 @@ func (s *Service) RemoveWorkflow(ctx context.Context, p Principal, id int) error
 		return s.workflowError(err)
 	}
 	s.Record(ctx, p, Change{Action: ActionWorkflowRemove, TargetKind: TargetWorkflow, TargetID: itoa(id),
-		Fields: Diff(auditOfWorkflow(w), nil, workflowRules)})
+		Fields: Diff(w, nil, workflowRules)})
 	return nil
 }
 
