@@ -336,3 +336,41 @@ func TestSchedule(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b.clock.Now().Add(10*time.Second).UnixMilli(), w.TriggerNextTime, "the next time counts from now")
 }
+
+// Beside a Java admin: the executor's callback reaches an admin that stores the result
+// and tells no engine (as a Java admin on the same database does). The safety net of
+// this admin advances the run at the run's check time; nothing fires twice.
+func TestResultStoredByJavaAdmin(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "mysql", 1)
+	b.ex.Handle("a", executortest.Behavior{NoCallback: true})
+	b.ex.Handle("b", executortest.Behavior{NoCallback: true})
+	g := workflow.Graph{
+		Nodes: []workflow.Node{{Name: "A", JobID: b.job(t, "a", nil)}, {Name: "B", JobID: b.job(t, "b", nil), Param: "${A.output}"}},
+		Edges: []workflow.Edge{{From: "A", To: "B"}},
+	}
+	id, err := b.a().eng.StartRun(b.ctx, b.save(t, g, ""), "", "MANUAL", "tester")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(b.runs("a")) == 1 }, 10*time.Second, 5*time.Millisecond)
+	// The Java admin's callback handling: the result, guarded by handle_code = 0.
+	javaStores := func(logID int64, msg string) {
+		_, err := b.store.DB().ExecContext(b.ctx, "UPDATE xxl_job_log SET handle_time = ?, handle_code = 200, handle_msg = ? WHERE id = ? AND handle_code = 0",
+			time.Now(), msg, logID)
+		require.NoError(t, err)
+	}
+	javaStores(b.nodes(t, id)["A"].LogID, "from-java")
+	require.NoError(t, b.a().eng.CheckOnce(b.ctx))
+	require.Empty(t, b.runs("b"), "not before the run's check time")
+	b.clock.Advance(workflow.CheckAfter)
+	require.NoError(t, b.a().eng.CheckOnce(b.ctx))
+	require.Len(t, b.runs("b"), 1)
+	require.Equal(t, "from-java", b.runs("b")[0].Trigger.ExecutorParams)
+	javaStores(b.nodes(t, id)["B"].LogID, "done")
+	b.clock.Advance(workflow.CheckAfter)
+	require.NoError(t, b.a().eng.CheckOnce(b.ctx))
+	require.NoError(t, b.a().eng.CheckOnce(b.ctx))
+	r, _ := b.waitRun(t, id)
+	require.Equal(t, schema.WorkflowSucceeded, r.State, r.Msg)
+	require.Len(t, b.runs("a"), 1)
+	require.Len(t, b.runs("b"), 1)
+}
