@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,3 +137,25 @@ func TestSaveAndRemove(t *testing.T) {
 }
 
 func executortestSlow() executortest.Behavior { return executortest.Behavior{RunTime: time.Minute} }
+
+// Sizes the tables cannot hold are refused with a message, not a database error: an
+// input too long for the run row at the start, a rendered parameter too long for the
+// log row when the node fires (the node fails, naming the sizes).
+func TestSizeLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "mysql", 1)
+	b.ex.Handle("a", executortest.Behavior{HandleMsg: strp(strings.Repeat("x", 10000))})
+	g := workflow.Graph{
+		Nodes: []workflow.Node{{Name: "A", JobID: b.job(t, "a", nil)}, {Name: "B", JobID: b.job(t, "b", nil), Param: "${A.output}${A.output}"}},
+		Edges: []workflow.Edge{{From: "A", To: "B"}},
+	}
+	wf := b.save(t, g, "")
+	_, err := b.a().eng.StartRun(b.ctx, wf, strings.Repeat("é", 20000), "API", "tester")
+	require.EqualError(t, err, "workflow: the input has 20000 characters, more than 16383")
+	id, err := b.a().eng.StartRun(b.ctx, wf, "", "API", "tester")
+	require.NoError(t, err)
+	r, ns := b.waitRun(t, id)
+	require.Equal(t, schema.WorkflowFailed, r.State)
+	require.Equal(t, "the rendered parameter has 20000 characters, more than the 16383 a log row's executor_param holds", ns["B"].Msg)
+	require.Empty(t, b.runs("b"))
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
@@ -219,6 +220,9 @@ func (e *Engine) fireScheduled(ctx context.Context, w schema.Workflow, now time.
 // StartRun starts a run of a workflow now with an input parameter and returns its id.
 // triggerType is "MANUAL" or "API"; user is who asked.
 func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerType, user string) (int64, error) {
+	if n, max := utf8.RuneCountInString(input), 65535/4; n > max {
+		return 0, refuse("", "the input has %d characters, more than %d", n, max)
+	}
 	w, err := e.store.LoadWorkflow(ctx, workflowID)
 	if err != nil {
 		return 0, err

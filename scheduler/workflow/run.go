@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow/template"
@@ -255,8 +256,24 @@ func (s *step) render(name string) (string, error) {
 	for name, n := range s.nodes {
 		outs[name] = n.Output
 	}
-	return t.Render(template.Values{Outputs: outs, RunID: s.run.ID, Input: s.run.Input,
+	p, err := t.Render(template.Values{Outputs: outs, RunID: s.run.ID, Input: s.run.Input,
 		FireTime: time.UnixMilli(s.run.FireTime).In(s.e.loc).Format(time.DateTime)})
+	if err != nil {
+		return "", err
+	}
+	if n, max := utf8.RuneCountInString(p), s.e.paramMax(); n > max {
+		return "", fmt.Errorf("the rendered parameter has %d characters, more than the %d a log row's executor_param holds", n, max)
+	}
+	return p, nil
+}
+
+// paramMax is the size of xxl_job_log.executor_param: varchar(512) on 2.x, TEXT from
+// 3.4 (in characters of up to four bytes).
+func (e *Engine) paramMax() int {
+	if e.store.Layout().Name == schema.Layout24 {
+		return 512
+	}
+	return 65535 / 4
 }
 
 // holds reports whether an edge lets its child run, given its final parent.
