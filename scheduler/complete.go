@@ -481,5 +481,6 @@ func (s *Scheduler) Kill(ctx context.Context, logID int64) (KillResult, error) {
 	if err := s.store.OverwriteResult(ctx, logID, s.clock.Now(), 500, truncateJava(text, HandleMsgMax)); err != nil {
 		return KillResult{}, err
 	}
+	s.logsFinished([]int64{logID})
 	return KillResult{Code: 200, Msg: msg}, nil
 }

@@ -131,9 +131,15 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 	}
 	// A failure never triggers children, so the guarded write is all there is to do;
 	// a result that arrives meanwhile wins (upstream overwrites it).
+	var failed []int64
+	defer func() { s.logsFinished(failed) }() // workflows advance now
 	for _, id := range ids {
-		if _, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail")); err != nil {
+		won, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail"))
+		if err != nil {
 			return err
+		}
+		if won {
+			failed = append(failed, id)
 		}
 	}
 	return nil

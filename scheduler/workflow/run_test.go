@@ -374,3 +374,33 @@ func TestResultStoredByJavaAdmin(t *testing.T) {
 	require.Len(t, b.runs("a"), 1)
 	require.Len(t, b.runs("b"), 1)
 }
+
+// Results written without a callback advance the run at once too: a kill from the
+// console, and the lost-job monitor's failure of a node whose executor is gone.
+func TestKillAndLostNodesAdvanceAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "mysql", 1)
+	b.ex.Handle("slow", executortest.Behavior{RunTime: time.Minute})
+	b.ex.Handle("silent", executortest.Behavior{NoCallback: true})
+	g := workflow.Graph{
+		Nodes: []workflow.Node{{Name: "K", JobID: b.job(t, "slow", nil)}, {Name: "L", JobID: b.job(t, "silent", nil)},
+			{Name: "AfterK", JobID: b.job(t, "x", nil)}, {Name: "AfterL", JobID: b.job(t, "y", nil)}},
+		Edges: []workflow.Edge{{From: "K", To: "AfterK", When: workflow.WhenFailure}, {From: "L", To: "AfterL", When: workflow.WhenFailure}},
+	}
+	id, err := b.a().eng.StartRun(b.ctx, b.save(t, g, workflow.PolicyContinue), "", "MANUAL", "tester")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(b.runs("slow")) == 1 && len(b.runs("silent")) == 1 }, 10*time.Second, 5*time.Millisecond)
+	ns := b.nodes(t, id)
+	res, err := b.a().sched.Kill(b.ctx, ns["K"].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 200, res.Code, res.Msg)
+	require.Eventually(t, func() bool { return len(b.runs("x")) == 1 }, 10*time.Second, 5*time.Millisecond,
+		"the killed node's failure edge fired without a safety-net pass")
+
+	b.clock.Advance(11 * time.Minute)
+	require.NoError(t, b.a().sched.LostMonitorOnce(b.ctx))
+	r, ns := b.waitRun(t, id)
+	require.Equal(t, schema.WorkflowSucceeded, r.State, r.Msg)
+	require.Equal(t, schema.WorkflowFailed, ns["L"].State)
+	require.Len(t, b.runs("y"), 1, "the lost node's failure edge fired")
+}
