@@ -2,7 +2,3 @@
 // the nodes whose parents allow it, exactly once each, and advances runs on their
 // nodes' results (docs/WORKFLOWS.md). It knows nothing of HTTP; its SQL is in schema.
 package workflow
-
-import "strings"
-
-func stringReader(s string) *strings.Reader { return strings.NewReader(s) }

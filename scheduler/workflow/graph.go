@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow/template"
 )
@@ -72,7 +73,7 @@ func refuse(node, format string, args ...any) error {
 // not silently dropped.
 func ParseGraph(s string) (Graph, error) {
 	var g Graph
-	dec := json.NewDecoder(stringReader(s))
+	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&g); err != nil {
 		return Graph{}, &Error{Msg: "graph is not valid JSON: " + err.Error()}
