@@ -223,7 +223,7 @@ func TestUncertainSendIsNotRepeated(t *testing.T) {
 // and a re-run on several admins do: every node of every run fires exactly once.
 func TestConcurrentAdvancesFireOnce(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"mysql", "postgres"} {
+	for _, kind := range []string{"mysql", "postgres", "sqlite"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, kind, 3)
