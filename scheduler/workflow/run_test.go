@@ -396,6 +396,8 @@ func TestKillAndLostNodesAdvanceAtOnce(t *testing.T) {
 	require.Equal(t, 200, res.Code, res.Msg)
 	require.Eventually(t, func() bool { return len(b.runs("x")) == 1 }, 10*time.Second, 5*time.Millisecond,
 		"the killed node's failure edge fired without a safety-net pass")
+	require.Eventually(t, func() bool { return b.nodes(t, id)["AfterK"].State == schema.WorkflowSucceeded }, 10*time.Second,
+		5*time.Millisecond, "AfterK done before the clock jumps (the lost-job monitor would fail it too)")
 
 	b.clock.Advance(11 * time.Minute)
 	require.NoError(t, b.a().sched.LostMonitorOnce(b.ctx))
