@@ -93,6 +93,7 @@ func (e *Engine) Start() {
 		defer e.wg.Done()
 		t := time.NewTicker(LoopEvery)
 		defer t.Stop()
+		failing := false
 		for {
 			select {
 			case <-e.stop:
@@ -100,14 +101,21 @@ func (e *Engine) Start() {
 			case <-t.C:
 			}
 			ctx := context.Background()
-			if err := e.ScheduleOnce(ctx); err != nil {
-				e.log.Warn("workflow schedule pass failed; retried in a second", "err", err)
-			}
-			if err := e.CheckOnce(ctx); err != nil {
-				e.log.Warn("workflow safety-net pass failed; retried in a second", "err", err)
-			}
+			failing = e.loopState(failing, errors.Join(e.ScheduleOnce(ctx), e.CheckOnce(ctx)))
 		}
 	}()
+}
+
+// loopState logs a failing loop pass once per episode, and its end; it returns whether
+// the loop is failing now.
+func (e *Engine) loopState(failing bool, err error) bool {
+	switch {
+	case err != nil && !failing:
+		e.log.Warn("workflow schedule and safety net failing; retried every second, said again when they work", "err", err)
+	case err == nil && failing:
+		e.log.Info("workflow schedule and safety net work again")
+	}
+	return err != nil
 }
 
 // Stop ends the loop and waits for the advances under way.
@@ -124,8 +132,9 @@ func (e *Engine) Stop() {
 // Wait waits for the advances Notify started (tests).
 func (e *Engine) Wait() { e.wg.Wait() }
 
-// Notify is told of stored callback results (scheduler.OnResultsStored): the runs
-// whose nodes ran on those logs advance now, on a goroutine of their own.
+// Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
+// monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
+// of their own.
 func (e *Engine) Notify(logIDs []int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
