@@ -43,14 +43,11 @@ type Engine struct {
 	log   *slog.Logger
 
 	metrics metrics
-	// slots bounds the advances the callback path runs at once, so that a burst of
-	// callbacks cannot take every database connection from the scheduler.
-	slots chan struct{}
-	wg    sync.WaitGroup
-	stop  chan struct{}
-	once  sync.Once
-	mu    sync.Mutex
-	done  bool
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	done    bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -66,8 +63,6 @@ const (
 	UncertainAfter = 10 * time.Minute
 	// MisfireAfter is how late a planned start may be and still start.
 	MisfireAfter = 5 * time.Second
-	// notifySlots is how many advances the callback path runs at once.
-	notifySlots = 16
 )
 
 // New builds an engine. Register its Notify with the scheduler
@@ -83,7 +78,7 @@ func New(cfg Config) *Engine {
 		cfg.Logger = slog.Default()
 	}
 	return &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
-		metrics: newMetrics(), slots: make(chan struct{}, notifySlots), stop: make(chan struct{})}
+		metrics: newMetrics(), stop: make(chan struct{})}
 }
 
 // Start launches the loop that starts scheduled workflows and runs the safety net.
@@ -145,8 +140,6 @@ func (e *Engine) Notify(logIDs []int64) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		e.slots <- struct{}{}
-		defer func() { <-e.slots }()
 		ctx := context.Background()
 		runs, err := e.store.WorkflowRunsOfLogs(ctx, logIDs)
 		if err != nil {
