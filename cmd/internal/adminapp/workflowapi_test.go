@@ -93,6 +93,34 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	require.Equal(t, 500, b.bearer(t, rw.Secret, "getWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
 	require.Equal(t, 500, b.bearer(t, rw.Secret, "cancelWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
 
+	// The read calls show what the token reaches only.
+	var list struct {
+		Total int `json:"total"`
+		Items []struct {
+			ID     int64 `json:"id"`
+			Groups []int `json:"groups"`
+			Graph  struct {
+				Nodes []struct {
+					JobID int `json:"jobId"`
+				} `json:"nodes"`
+			} `json:"graph"`
+		} `json:"items"`
+	}
+	r = b.bearer(t, ro.Secret, "listWorkflows", `{}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 1, list.Total, "the other group's workflow is left out")
+	require.Equal(t, mine, list.Items[0].ID)
+	require.Equal(t, []int{1}, list.Items[0].Groups)
+	require.Equal(t, own, list.Items[0].Graph.Nodes[0].JobID)
+	r = b.admin(t, "listWorkflows", `{"search":"w","pagesize":1}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 2, list.Total)
+	require.Len(t, list.Items, 1)
+	require.Equal(t, 200, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
+	require.Equal(t, 500, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(theirs, 10)+`}`).Code)
+
 	for name, call := range map[string]string{
 		"no graph":   `{"name":"x"}`,
 		"bad json":   `{"name":`,
