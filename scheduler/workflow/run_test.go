@@ -219,8 +219,9 @@ func TestUncertainSendIsNotRepeated(t *testing.T) {
 	require.Equal(t, 500, l.TriggerCode)
 }
 
-// Three admins advancing the same runs at once, as the callback path, the safety net
-// and a re-run on several admins do: every node of every run fires exactly once.
+// Three admins advancing the same runs at once and without pause, as the callback
+// paths and safety nets of several admins may: every node of every run fires exactly
+// once, with one log row each.
 func TestConcurrentAdvancesFireOnce(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"mysql", "postgres", "sqlite"} {
