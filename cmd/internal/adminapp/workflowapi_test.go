@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // TestWorkflowOpenAPIScope: a scoped token reaches the workflows whose nodes are all
@@ -138,4 +141,45 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	require.Equal(t, 200, b.bearer(t, rw.Secret, "removeWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.remove' AND actor = ? AND outcome = 'ok'", actor))
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_workflow_run", "id = ?", run), "the run outlives its workflow")
+}
+
+// TestWorkflowTablesMissing: on a database without the workflow tables (a Java admin's)
+// the admin creates them at start when its user may; when it may not, it warns once
+// and the workflow calls answer that workflows are off, naming `schema upgrade`.
+func TestWorkflowTablesMissing(t *testing.T) {
+	t.Parallel()
+	drop := func(db *schematest.DB) {
+		for _, tb := range []string{schema.WorkflowNodeRunTable, schema.WorkflowRunTable, schema.WorkflowTable} {
+			db.Exec(t, "DROP TABLE "+tb)
+		}
+	}
+	call := func(base, uri, body string) apiReply {
+		return jobAPIBundle{base: base}.call(t, uri, body, "XXL-JOB-ACCESS-TOKEN", "api-token")
+	}
+	t.Run("created", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, db.SQL, db.Loc, "--xxl.job.accessToken=api-token")
+		require.Contains(t, logs.String(), "created the workflow tables")
+		r := call(base, "addWorkflow", `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`)
+		require.Equal(t, 200, r.Code, r.msg())
+	})
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, restrictedDB(t, db), db.Loc, "--xxl.job.accessToken=api-token")
+		require.Equal(t, 1, strings.Count(logs.String(), "workflows off"), logs.String())
+		for uri, body := range map[string]string{
+			"addWorkflow":    `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`,
+			"listWorkflows":  `{}`,
+			"getWorkflowRun": `{"runId":1}`,
+		} {
+			r := call(base, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.Contains(t, r.msg(), "schema upgrade", uri)
+		}
+		require.Equal(t, 200, call(base, "triggerJob", `{"id":1}`).Code, "the job calls work")
+	})
 }
