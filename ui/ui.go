@@ -134,7 +134,7 @@ func (u *UI) loadAssets() error {
 }
 
 // pageFiles are the templates rendered inside the layout.
-var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "help", "error"}
+var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "workflows", "help", "error"}
 
 func (u *UI) loadTemplates() error {
 	base, err := template.ParseFS(templateFS, "templates/layout.html", "templates/list.html")
@@ -171,6 +171,7 @@ func (u *UI) Mount(app *fiber.App) {
 	app.Get(u.ctx+"/user", u.users)
 	app.Get(u.ctx+"/apitoken", u.tokens)
 	app.Get(u.ctx+"/audit", u.audit)
+	app.Get(u.ctx+"/workflow", u.workflows)
 	app.Get(u.ctx+"/help", u.help)
 }
 
