@@ -71,29 +71,38 @@
   const PAD = 16;
 
   function layout(g) {
-    const depth = new Map(g.nodes.map((n) => [n.name, 0]));
-    // Relaxing every edge n times finds the longest paths; a cycle (refused on save)
-    // only stops growing at n.
-    for (let i = 0; i < g.nodes.length; i++) {
-      let moved = false;
-      for (const e of g.edges) {
-        if (!depth.has(e.from) || !depth.has(e.to)) continue;
-        const d = Math.min(depth.get(e.from) + 1, g.nodes.length);
-        if (d > depth.get(e.to)) { depth.set(e.to, d); moved = true; }
-      }
-      if (!moved) break;
-    }
+    const at = new Map(g.nodes.map((n, i) => [n.name, i]));
+    const edges = g.edges.filter((e) => at.has(e.from) && at.has(e.to));
+    let depth = depths(g.nodes, edges);
+    // A cycle (refused on save, but drawn while it is being edited) is drawn without
+    // its edges that point back in the order the nodes were added.
+    if (!depth) depth = depths(g.nodes, edges.filter((e) => at.get(e.from) < at.get(e.to)));
     const layers = [];
     for (const n of g.nodes) (layers[depth.get(n.name)] = layers[depth.get(n.name)] || []).push(n.name);
     const pos = new Map();
-    const tallest = Math.max(1, ...layers.map((l) => (l ? l.length : 0)));
+    const tallest = Math.max(1, ...layers.map((l) => l.length));
     const height = tallest * (BOX_H + GAP_Y) - GAP_Y;
     layers.forEach((l, x) => {
       if (!l) return;
       const top = (height - (l.length * (BOX_H + GAP_Y) - GAP_Y)) / 2;
       l.forEach((name, y) => pos.set(name, { x: PAD + x * (BOX_W + GAP_X), y: PAD + top + y * (BOX_H + GAP_Y) }));
     });
-    return { pos, width: 2 * PAD + layers.length * (BOX_W + GAP_X) - GAP_X, height: 2 * PAD + height };
+    const back = g.edges.some((e) => at.has(e.from) && at.has(e.to) && depth.get(e.to) <= depth.get(e.from));
+    return { pos, width: 2 * PAD + layers.length * (BOX_W + GAP_X) - GAP_X, height: 2 * PAD + height + (back ? 40 : 0) };
+  }
+
+  // depths is each node's longest path from a root, or null when the edges make a
+  // cycle: n rounds of relaxing every edge settle any acyclic graph.
+  function depths(nodes, edges) {
+    const depth = new Map(nodes.map((n) => [n.name, 0]));
+    for (let i = 0; i <= nodes.length; i++) {
+      let moved = false;
+      for (const e of edges) {
+        if (depth.get(e.from) + 1 > depth.get(e.to)) { depth.set(e.to, depth.get(e.from) + 1); moved = true; }
+      }
+      if (!moved) return depth;
+    }
+    return null;
   }
 
   function whenLabel(e) {
@@ -119,15 +128,27 @@
       const a = pos.get(e.from);
       const b = pos.get(e.to);
       if (!a || !b) continue;
-      const x1 = a.x + BOX_W;
-      const y1 = a.y + BOX_H / 2;
-      const x2 = b.x;
-      const y2 = b.y + BOX_H / 2;
-      const mx = x2 > x1 ? (x1 + x2) / 2 : x1 + GAP_X / 2;
-      const cls = 'wf-edge wf-when-' + (e.when || 'success');
-      svg.appendChild(el('svg:path', { class: cls, d: `M${x1} ${y1}C${mx} ${y1} ${x2 > x1 ? mx : x2 - GAP_X / 2} ${y2} ${x2} ${y2}`, 'marker-end': `url(#${box.id}-arrow)`, dataset: { from: e.from, to: e.to } }));
+      let d;
+      let lx;
+      let ly;
+      if (b.x > a.x) {
+        const x1 = a.x + BOX_W;
+        const y1 = a.y + BOX_H / 2;
+        const x2 = b.x;
+        const y2 = b.y + BOX_H / 2;
+        const mx = (x1 + x2) / 2;
+        d = `M${x1} ${y1}C${mx} ${y1} ${mx} ${y2} ${x2} ${y2}`;
+        [lx, ly] = [mx, (y1 + y2) / 2 - 5];
+      } else {
+        // An edge back (a cycle being edited) loops under the drawing.
+        const x1 = a.x + BOX_W / 2;
+        const x2 = b.x + BOX_W / 2;
+        d = `M${x1} ${a.y + BOX_H}C${x1} ${height - 4} ${x2} ${height - 4} ${x2} ${b.y + BOX_H}`;
+        [lx, ly] = [(x1 + x2) / 2, height - 8];
+      }
+      svg.appendChild(el('svg:path', { class: 'wf-edge wf-when-' + (e.when || 'success'), d, 'marker-end': `url(#${box.id}-arrow)`, dataset: { from: e.from, to: e.to } }));
       const label = whenLabel(e);
-      if (label) svg.appendChild(el('svg:text', { class: 'wf-edge-label', x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 5, 'text-anchor': 'middle' }, label));
+      if (label) svg.appendChild(el('svg:text', { class: 'wf-edge-label', x: lx, y: ly, 'text-anchor': 'middle' }, label));
     }
     for (const n of g.nodes) {
       const p = pos.get(n.name);
@@ -309,6 +330,7 @@
         bad = m ? m[1] : '';
         redraw();
         formError(form, err.message);
+        $('[data-slot="error"]', form).scrollIntoView({ block: 'nearest' });
       }
     });
   });
