@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -74,6 +75,17 @@ func TestWorkflowConsole(t *testing.T) {
 		"edges":[{"from":"x","to":"y"},{"from":"y","to":"x"}]}`
 	require.Equal(t, `workflow node "x": the edges make a cycle through this node`,
 		c.refused("/workflow/save", form("name", "loop", "graph", cycle)))
+	// A console page gets the refusal in its language, the node named first.
+	for lang, want := range map[string]string{
+		"zh_CN": `工作流节点 "x"：连线经过此节点形成了环`,
+		"zh_TC": `工作流節點 "x"：連線經過此節點形成了迴圈`,
+		"en":    `Workflow node "x": the connections make a cycle through this node`,
+	} {
+		r := c.post("/workflow/save", form("name", "loop", "graph", cycle), console.LangHeader, lang)
+		require.Equal(t, want, r.env(t).msg(), lang)
+	}
+	res := c.post("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`), console.LangHeader, "zh_CN")
+	require.Equal(t, `工作流节点 "x"：任务 999999 不存在`, res.env(t).msg())
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", "{nodes")), "graph is not valid JSON")
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`)), `"x"`,
 		"an unknown job is refused naming its node")
@@ -125,7 +137,7 @@ func TestWorkflowConsole(t *testing.T) {
 	require.Contains(t, c.refused("/workflow/run", form()), "runId")
 
 	// State changes: POST only, and not from another site.
-	res := c.get("/workflow/trigger?id=" + itoa(id))
+	res = c.get("/workflow/trigger?id=" + itoa(id))
 	require.Equal(t, http.StatusMethodNotAllowed, res.status)
 	res = c.post("/workflow/trigger", form("id", itoa(id)), "Origin", "https://evil.example")
 	require.Equal(t, http.StatusForbidden, res.status)

@@ -325,9 +325,10 @@
         toast(t('common_saved'));
         list.load();
       } catch (err) {
-        // A refusal names the node at fault: mark it in the list and the drawing.
-        const m = /workflow node "([^"]+)"/.exec(err.message);
-        bad = m ? m[1] : '';
+        // A refusal names the node at fault first, in quotes: mark it in the list and
+        // the drawing.
+        const m = /"([^"]+)"/.exec(err.message);
+        bad = m && g.nodes.some((n) => n.name === m[1]) ? m[1] : '';
         redraw();
         formError(form, err.message);
         $('[data-slot="error"]', form).scrollIntoView({ block: 'nearest' });
