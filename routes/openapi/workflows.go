@@ -126,10 +126,7 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 	denied := manage.Change{Action: workflowActions[uri], TargetKind: manage.TargetWorkflow, TargetID: target, Outcome: manage.OutcomeDenied}
 	who, err := admit()
 	if err != nil {
-		if who.refused.Kind != "" && denied.Action != "" {
-			j.Manage.RecordAs(ctx, who.refused, denied)
-		}
-		return j.failure(uri, err)
+		return j.refused(ctx, uri, who, denied, err)
 	}
 	p, loc := who.p, j.Manage.Location()
 	var data any
@@ -173,10 +170,7 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		}
 	}
 	if err != nil {
-		if manage.IsKind(err, manage.Denied) && denied.Action != "" {
-			j.Manage.Record(ctx, p, denied)
-		}
-		return j.failure(uri, err)
+		return j.changeFailed(ctx, uri, p, denied, err)
 	}
 	j.Log.Info("job openapi call", "call", uri, "caller", who.who)
 	if data == nil {

@@ -43,14 +43,11 @@ type Engine struct {
 	log   *slog.Logger
 
 	metrics metrics
-	// slots bounds the advances the callback path runs at once, so that a burst of
-	// callbacks cannot take every database connection from the scheduler.
-	slots chan struct{}
-	wg    sync.WaitGroup
-	stop  chan struct{}
-	once  sync.Once
-	mu    sync.Mutex
-	done  bool
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	done    bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -66,8 +63,6 @@ const (
 	UncertainAfter = 10 * time.Minute
 	// MisfireAfter is how late a planned start may be and still start.
 	MisfireAfter = 5 * time.Second
-	// notifySlots is how many advances the callback path runs at once.
-	notifySlots = 16
 )
 
 // New builds an engine. Register its Notify with the scheduler
@@ -83,7 +78,7 @@ func New(cfg Config) *Engine {
 		cfg.Logger = slog.Default()
 	}
 	return &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
-		metrics: newMetrics(), slots: make(chan struct{}, notifySlots), stop: make(chan struct{})}
+		metrics: newMetrics(), stop: make(chan struct{})}
 }
 
 // Start launches the loop that starts scheduled workflows and runs the safety net.
@@ -93,6 +88,7 @@ func (e *Engine) Start() {
 		defer e.wg.Done()
 		t := time.NewTicker(LoopEvery)
 		defer t.Stop()
+		failing := false
 		for {
 			select {
 			case <-e.stop:
@@ -100,14 +96,21 @@ func (e *Engine) Start() {
 			case <-t.C:
 			}
 			ctx := context.Background()
-			if err := e.ScheduleOnce(ctx); err != nil {
-				e.log.Warn("workflow schedule pass failed; retried in a second", "err", err)
-			}
-			if err := e.CheckOnce(ctx); err != nil {
-				e.log.Warn("workflow safety-net pass failed; retried in a second", "err", err)
-			}
+			failing = e.loopState(failing, errors.Join(e.ScheduleOnce(ctx), e.CheckOnce(ctx)))
 		}
 	}()
+}
+
+// loopState logs a failing loop pass once per episode, and its end; it returns whether
+// the loop is failing now.
+func (e *Engine) loopState(failing bool, err error) bool {
+	switch {
+	case err != nil && !failing:
+		e.log.Warn("workflow schedule and safety net failing; retried every second, said again when they work", "err", err)
+	case err == nil && failing:
+		e.log.Info("workflow schedule and safety net work again")
+	}
+	return err != nil
 }
 
 // Stop ends the loop and waits for the advances under way.
@@ -124,8 +127,9 @@ func (e *Engine) Stop() {
 // Wait waits for the advances Notify started (tests).
 func (e *Engine) Wait() { e.wg.Wait() }
 
-// Notify is told of stored callback results (scheduler.OnResultsStored): the runs
-// whose nodes ran on those logs advance now, on a goroutine of their own.
+// Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
+// monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
+// of their own.
 func (e *Engine) Notify(logIDs []int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -136,8 +140,6 @@ func (e *Engine) Notify(logIDs []int64) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		e.slots <- struct{}{}
-		defer func() { <-e.slots }()
 		ctx := context.Background()
 		runs, err := e.store.WorkflowRunsOfLogs(ctx, logIDs)
 		if err != nil {
