@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
@@ -119,6 +120,31 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 	b.wait("run list", `document.querySelector('#wf-runs-table tr[data-run="`+run+`"][data-state="succeeded"]')`, 10*time.Second)
 	b.shot("runs")
 	b.clean("run view")
+
+	// A node whose handler the executor lacks fails: red in the run view, the run
+	// failed, and re-run offered.
+	var missing string
+	require.NoError(t, json.Unmarshal(api.call(t, "addJob", `{"jobGroup":1,"name":"missing","author":"e2e","scheduleType":"NONE",
+		"misfireStrategy":"DO_NOTHING","executorRouteStrategy":"FIRST","executorHandler":"noSuchHandler","executorParam":"",
+		"executorBlockStrategy":"SERIAL_EXECUTION","executorTimeout":0,"executorFailRetryCount":0,"glueType":"BEAN"}`), &missing))
+	api.call(t, "addWorkflow", `{"name":"failing","graph":{"nodes":[{"name":"A","jobId":`+strconv.Itoa(jobs["A"])+`},
+		{"name":"X","jobId":`+missing+`},{"name":"After","jobId":`+strconv.Itoa(jobs["D"])+`}],
+		"edges":[{"from":"A","to":"X"},{"from":"X","to":"After"}]}}`)
+	b.do("close runs", chromedp.Evaluate[chromedp.Void](`document.getElementById('dlg-wf-runs').close()`))
+	b.wait("failing listed", `document.querySelector('#workflows-table tr[data-name="failing"]')`, 10*time.Second)
+	b.jsClick(`#workflows-table tr[data-name="failing"] .menu-btn`)
+	b.jsClick(`#workflows-table tr[data-name="failing"] [data-action="trigger"]`)
+	b.wait("run dialog", `document.getElementById('dlg-wf-trigger').open`, 5*time.Second)
+	b.click("#btn-start-run")
+	b.wait("run failed", `document.getElementById('wf-run-pane').dataset.state === 'failed' &&
+		document.querySelector('#wf-run-graph g[data-node="A"].wf-st-succeeded') &&
+		document.querySelector('#wf-run-graph g[data-node="X"].wf-st-failed') &&
+		document.querySelector('#wf-run-graph g[data-node="After"].wf-st-cancelled, #wf-run-graph g[data-node="After"].wf-st-skipped') &&
+		!document.getElementById('btn-run-rerun').hidden`, 60*time.Second)
+	require.NotEmpty(t, cell("X", 3), "the failed node says why")
+	require.Equal(t, "missing", cell("X", 2), "a job added since the page opened is named")
+	b.shot("run-failed")
+	b.clean("failed run")
 
 	// The page in Chinese.
 	b.do("close runs", chromedp.Evaluate[chromedp.Void](`document.getElementById('dlg-wf-runs').close()`))

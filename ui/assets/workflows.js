@@ -8,10 +8,10 @@
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
   const list = listPage({ endpoint: '/workflow/pageList', table: 'workflows-table', fields: { name: '' }, row });
 
-  // Jobs the user may manage, the designer's node choices (loaded once, on first use).
+  // Jobs the user may manage: the designer's node choices and the run view's names,
+  // read again each time one of them opens (jobs come and go).
   let jobs = null;
   async function loadJobs() {
-    if (jobs) return jobs;
     const page = await api('/jobinfo/pageList', { jobGroup: -1, triggerStatus: -1, offset: 0, pagesize: 10000 });
     jobs = new Map((page.data || []).map((j) => [j.id, j]));
     return jobs;
@@ -448,7 +448,7 @@
     for (const n of r.nodes || []) {
       nodesBody.appendChild(el('tr', { dataset: { node: n.name, state: n.state } },
         el('td', { class: 'mono strong' }, n.name), el('td', {}, jobLabel(n.jobId)),
-        el('td', { title: n.msg || null }, stateBadge(n.state)), el('td', {}, n.attempt ? String(n.attempt) : ''),
+        el('td', {}, stateBadge(n.state), n.msg ? el('div', { class: 'muted wf-cell wf-node-msg' }, n.msg) : null), el('td', {}, n.attempt ? String(n.attempt) : ''),
         el('td', { class: 'mono wf-cell' }, n.param || ''), el('td', { class: 'mono wf-cell wf-output' }, n.output || ''),
         el('td', { class: 'mono' }, n.startTime || ''), el('td', { class: 'mono' }, n.endTime || ''),
         el('td', {}, n.logId ? el('a', { href: boot.base + '/joblog/logDetailPage?id=' + n.logId, target: '_blank', rel: 'noopener', dataset: { action: 'log' } }, t('wf_log') + ' #' + n.logId) : '')));
