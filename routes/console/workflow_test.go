@@ -106,6 +106,19 @@ func TestWorkflowConsole(t *testing.T) {
 	require.Equal(t, wfRow{ID: id, Name: "diamond", Graph: list.Data[0].Graph, ScheduleType: "NONE", FailurePolicy: "STOP", RunTimeout: 600, Author: "admin"}, w)
 	require.Equal(t, "in=${A.output.file} day=${run.input}", w.Graph.Nodes[1].Param)
 
+	// A scheduled workflow shows its next start.
+	nightly := decodeAs[int](t, c.ok("/workflow/save", form("name", "nightly", "graph", `{"nodes":[{"name":"A","jobId":`+itoa(ja)+`}]}`,
+		"scheduleType", "CRON", "scheduleConf", "0 0 1 * * ?", "scheduled", "1")).payload())
+	var sched struct {
+		Scheduled       bool    `json:"scheduled"`
+		TriggerNextTime *string `json:"triggerNextTime"`
+	}
+	require.NoError(t, json.Unmarshal(c.ok("/workflow/load", form("id", itoa(nightly))).payload(), &sched))
+	require.True(t, sched.Scheduled)
+	require.NotNil(t, sched.TriggerNextTime)
+	require.Regexp(t, `^\d{4}-\d{2}-\d{2} 01:00:00$`, *sched.TriggerNextTime, "in the admin's zone")
+	c.ok("/workflow/remove", form("id", itoa(nightly)))
+
 	// The designer saves again under the same id.
 	c.ok("/workflow/save", form("id", itoa(id), "name", "diamond", "graph", diamond, "scheduleType", "NONE", "runTimeout", "900"))
 	require.Equal(t, 900, decodeAs[wfRow](t, c.ok("/workflow/load", form("id", itoa(id))).payload()).RunTimeout)

@@ -121,7 +121,7 @@
     clear(box);
     if (!g.nodes.length) { box.appendChild(el('p', { class: 'muted wf-empty' }, t('wf_no_nodes'))); return; }
     const { pos, width, height } = layout(g);
-    const svg = el('svg:svg', { class: 'wf-svg', viewBox: '0 0 ' + Math.max(width, 200) + ' ' + height, width: Math.max(width, 200), height, role: 'img', 'aria-label': t('wf_graph') },
+    const svg = el('svg:svg', { class: 'wf-svg', viewBox: '0 0 ' + Math.max(width, 200) + ' ' + height, width: Math.max(width, 200), height, role: o.onNode ? 'group' : 'img', 'aria-label': t('wf_graph') },
       el('svg:defs', {}, el('svg:marker', { id: box.id + '-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
         el('svg:path', { d: 'M0 0L10 5L0 10z', class: 'wf-arrow' }))));
     for (const e of g.edges) {
@@ -273,6 +273,17 @@
     redraw();
   }
 
+  // syncSchedule fits the schedule fields to the schedule type: a manual workflow has
+  // neither an expression nor a start on the schedule.
+  function syncSchedule() {
+    const f = form.elements;
+    const type = f.namedItem('scheduleType').value;
+    f.namedItem('scheduleConf').disabled = type === 'NONE';
+    f.namedItem('scheduleConf').placeholder = type === 'CRON' ? '0 0 1 * * ?' : type === 'FIX_RATE' ? '60' : '';
+    f.namedItem('scheduled').disabled = type === 'NONE';
+    if (type === 'NONE') f.namedItem('scheduled').checked = false;
+  }
+
   function showOutputFields() {
     for (const f of form.querySelectorAll('.wf-out')) f.hidden = whenSel.value !== 'output';
   }
@@ -298,6 +309,7 @@
       bad = '';
       $('[data-slot="title"]', dlg).textContent = w ? t('wf_edit_title', w.name) : t('wf_new');
       showOutputFields();
+      syncSchedule();
       openDialog(dlg);
       redraw();
       f.namedItem('name').focus();
@@ -339,6 +351,7 @@
   document.getElementById('btn-add-node').addEventListener('click', addNode);
   document.getElementById('btn-add-edge').addEventListener('click', addEdge);
   whenSel.addEventListener('change', showOutputFields);
+  form.elements.namedItem('scheduleType').addEventListener('change', syncSchedule);
   document.getElementById('btn-new').addEventListener('click', () => openDesigner(0));
 
   // ---- Run once.
