@@ -37,7 +37,7 @@
       el('td', { class: 'col-id mono' }, String(w.id)),
       el('td', { class: 'strong' }, w.name),
       el('td', {}, String(nodes.length)),
-      el('td', {}, el('span', { class: 'mono' }, sched), ' ',
+      el('td', {}, el('span', { class: w.scheduleType === 'NONE' ? '' : 'mono' }, sched), ' ',
         w.scheduleType === 'NONE' ? null : badge(w.scheduled ? t('wf_sched_on') : t('wf_sched_off'), w.scheduled ? 'success' : 'muted')),
       el('td', {}, w.failurePolicy === 'CONTINUE' ? t('wf_policy_continue') : t('wf_policy_stop')),
       el('td', { class: 'mono' }, (w.scheduled && w.triggerNextTime) || '—'),
