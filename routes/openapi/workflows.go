@@ -14,7 +14,7 @@ import (
 
 // The workflow calls (docs/WORKFLOWS.md): addWorkflow, updateWorkflow, removeWorkflow,
 // triggerWorkflow (answers the run id), cancelWorkflowRun and rerunWorkflowRun change;
-// getWorkflowRun and listWorkflowRuns read. A caller reaches the workflows whose nodes'
+// getWorkflow, listWorkflows, getWorkflowRun and listWorkflowRuns read. A caller reaches the workflows whose nodes'
 // executor groups it may all manage; a read-only token makes the read calls only.
 
 // workflowActions are the audit actions of the changing calls.
@@ -26,13 +26,16 @@ func init() {
 	for uri := range workflowActions {
 		writeCalls[uri] = true
 	}
-	readCalls["getWorkflowRun"], readCalls["listWorkflowRuns"] = true, true
+	for uri := range workflowReads {
+		readCalls[uri] = true
+	}
 }
 
+// workflowReads are the reading workflow calls.
+var workflowReads = map[string]bool{"getWorkflow": true, "listWorkflows": true, "getWorkflowRun": true, "listWorkflowRuns": true}
+
 // isWorkflowCall reports whether uri is one of the workflow calls.
-func isWorkflowCall(uri string) bool {
-	return workflowActions[uri] != "" || uri == "getWorkflowRun" || uri == "listWorkflowRuns"
-}
+func isWorkflowCall(uri string) bool { return workflowActions[uri] != "" || workflowReads[uri] }
 
 // workflowBody is the body of every workflow call; each reads the fields it needs.
 type workflowBody struct {
@@ -46,9 +49,37 @@ type workflowBody struct {
 	RunTimeout      int             `json:"runTimeout"`
 	Scheduled       bool            `json:"scheduled"`
 	Input           string          `json:"input"`
+	Search          string          `json:"search"`
 	RunID           *int64          `json:"runId"`
 	Offset          int             `json:"offset"`
 	Pagesize        *int            `json:"pagesize"`
+}
+
+// workflowJSON is a workflow definition as the calls show it.
+type workflowJSON struct {
+	ID              int             `json:"id"`
+	Name            string          `json:"name"`
+	Graph           json.RawMessage `json:"graph"`
+	Groups          []int           `json:"groups"`
+	ScheduleType    string          `json:"scheduleType"`
+	ScheduleConf    string          `json:"scheduleConf"`
+	MisfireStrategy string          `json:"misfireStrategy"`
+	FailurePolicy   string          `json:"failurePolicy"`
+	RunTimeout      int             `json:"runTimeout"`
+	Scheduled       bool            `json:"scheduled"`
+	TriggerNextTime int64           `json:"triggerNextTime"`
+	Author          string          `json:"author"`
+	UpdateTime      *string         `json:"updateTime"`
+}
+
+func workflowOut(w schema.Workflow, loc *time.Location) workflowJSON {
+	graph := json.RawMessage(w.Graph)
+	if !json.Valid(graph) {
+		graph, _ = json.Marshal(w.Graph) // a hand-edited row: shown as text
+	}
+	return workflowJSON{ID: w.ID, Name: w.Name, Graph: graph, Groups: append([]int{}, w.Groups...), ScheduleType: w.ScheduleType,
+		ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout,
+		Scheduled: w.TriggerStatus == 1, TriggerNextTime: w.TriggerNextTime, Author: w.Author, UpdateTime: msTime(w.UpdateTime, loc)}
 }
 
 // runJSON is a run as the calls show it; nodes only in getWorkflowRun.
@@ -107,7 +138,8 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 	if b.Pagesize != nil {
 		size = *b.Pagesize
 	}
-	needID := uri == "updateWorkflow" || uri == "removeWorkflow" || uri == "triggerWorkflow" || uri == "listWorkflowRuns"
+	needID := uri == "updateWorkflow" || uri == "removeWorkflow" || uri == "triggerWorkflow" || uri == "listWorkflowRuns" ||
+		uri == "getWorkflow"
 	needRun := uri == "getWorkflowRun" || uri == "cancelWorkflowRun" || uri == "rerunWorkflowRun"
 	switch {
 	case needID && (b.ID == nil || *b.ID <= 0):
@@ -152,6 +184,21 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		err = j.Manage.CancelWorkflowRun(ctx, p, *b.RunID)
 	case "rerunWorkflowRun":
 		err = j.Manage.RerunWorkflowRun(ctx, p, *b.RunID)
+	case "getWorkflow":
+		var w schema.Workflow
+		if w, err = j.Manage.GetWorkflow(ctx, p, *b.ID); err == nil {
+			data = workflowOut(w, loc)
+		}
+	case "listWorkflows":
+		var ws []schema.Workflow
+		var total int
+		if ws, total, err = j.Manage.ListWorkflows(ctx, p, b.Search, b.Offset, size); err == nil {
+			out := page[workflowJSON]{Total: total, Offset: b.Offset, Pagesize: size, Items: make([]workflowJSON, 0, len(ws))}
+			for _, w := range ws {
+				out.Items = append(out.Items, workflowOut(w, loc))
+			}
+			data = out
+		}
 	case "getWorkflowRun":
 		var r schema.WorkflowRun
 		var nodes []schema.NodeRun

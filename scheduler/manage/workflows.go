@@ -3,6 +3,7 @@ package manage
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
@@ -182,4 +183,35 @@ func (s *Service) changeRun(ctx context.Context, p Principal, runID int64, actio
 	s.Record(ctx, p, Change{Action: action, TargetKind: TargetWorkflow, TargetID: itoa(r.WorkflowID),
 		Fields: []FieldChange{{Field: "runId", After: ptr(strconv.FormatInt(runID, 10))}}})
 	return nil
+}
+
+// GetWorkflow reads a workflow the caller reaches.
+func (s *Service) GetWorkflow(ctx context.Context, p Principal, id int) (schema.Workflow, error) {
+	return s.reachWorkflow(ctx, p, id)
+}
+
+// ListWorkflows lists a page of the workflows the caller reaches whose name contains
+// name, newest first, and how many there are. A normal user's page is cut from every
+// matching workflow (a workflow's groups are a list, not a column to filter on).
+func (s *Service) ListWorkflows(ctx context.Context, p Principal, name string, offset, limit int) ([]schema.Workflow, int, error) {
+	if s.wf == nil {
+		return nil, 0, s.errWorkflowsOff()
+	}
+	if p.Admin() {
+		return s.store.ListWorkflows(ctx, name, offset, limit)
+	}
+	all, _, err := s.store.ListWorkflows(ctx, name, 0, math.MaxInt32)
+	if err != nil {
+		return nil, 0, err
+	}
+	var mine []schema.Workflow
+	for _, w := range all {
+		if workflow.Reaches(w, p.CanGroup) {
+			mine = append(mine, w)
+		}
+	}
+	if offset >= len(mine) {
+		return nil, len(mine), nil
+	}
+	return mine[offset:min(offset+limit, len(mine))], len(mine), nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -43,11 +44,14 @@ type Engine struct {
 	log   *slog.Logger
 
 	metrics metrics
-	wg      sync.WaitGroup
-	stop    chan struct{}
-	once    sync.Once
-	mu      sync.Mutex
-	done    bool
+	// plans are checked graphs by their JSON text (planOf).
+	plans     sync.Map
+	planCount atomic.Int64
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	once      sync.Once
+	mu        sync.Mutex
+	done      bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").

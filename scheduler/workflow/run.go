@@ -595,12 +595,9 @@ func (e *Engine) locked(ctx context.Context, runID int64) (*step, error) {
 	for i := range rows {
 		s.nodes[rows[i].Node] = &rows[i]
 	}
-	g, err := ParseGraph(run.Graph)
+	s.p, err = e.planOf(run.Graph)
 	if err == nil {
-		s.p, err = check(g)
-	}
-	if err == nil {
-		for _, n := range g.Nodes {
+		for _, n := range s.p.g.Nodes {
 			if s.nodes[n.Name] == nil {
 				err = fmt.Errorf("node %q has no row in the run", n.Name)
 				break
@@ -612,3 +609,29 @@ func (e *Engine) locked(ctx context.Context, runID int64) (*step, error) {
 	}
 	return s, nil
 }
+
+// planOf is the checked plan of a run's graph. Runs of one workflow share their graph's
+// text, so plans are kept by it (a few hundred at most): an advance on the callback
+// path does not parse and sort the graph again. A plan is never changed once made.
+func (e *Engine) planOf(graph string) (*plan, error) {
+	if p, ok := e.plans.Load(graph); ok {
+		return p.(*plan), nil
+	}
+	g, err := ParseGraph(graph)
+	if err != nil {
+		return nil, err
+	}
+	p, err := check(g)
+	if err != nil {
+		return nil, err
+	}
+	if e.planCount.Add(1) > maxPlans {
+		e.plans.Clear()
+		e.planCount.Store(1)
+	}
+	e.plans.Store(graph, p)
+	return p, nil
+}
+
+// maxPlans bounds the plans kept by planOf.
+const maxPlans = 256

@@ -219,8 +219,9 @@ func TestUncertainSendIsNotRepeated(t *testing.T) {
 	require.Equal(t, 500, l.TriggerCode)
 }
 
-// Three admins advancing the same runs at once, as the callback path, the safety net
-// and a re-run on several admins do: every node of every run fires exactly once.
+// Three admins advancing the same runs at once and without pause, as the callback
+// paths and safety nets of several admins may: every node of every run fires exactly
+// once, with one log row each.
 func TestConcurrentAdvancesFireOnce(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"mysql", "postgres", "sqlite"} {
@@ -405,4 +406,27 @@ func TestKillAndLostNodesAdvanceAtOnce(t *testing.T) {
 	require.Equal(t, schema.WorkflowSucceeded, r.State, r.Msg)
 	require.Equal(t, schema.WorkflowFailed, ns["L"].State)
 	require.Len(t, b.runs("y"), 1, "the lost node's failure edge fired")
+}
+
+// A run whose graph cannot be read (a hand-edited row) ends failed with a message;
+// nothing is fired, nothing panics.
+func TestUnreadableRunGraph(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "sqlite", 1)
+	for graph, msg := range map[string]string{
+		`{"nodes":`: "the run's graph cannot be read: workflow: graph is not valid JSON",
+		`{"nodes":[{"name":"a","jobId":1},{"name":"b","jobId":1}],"edges":[{"from":"a","to":"b"},{"from":"b","to":"a"}]}`: `the run's graph cannot be read: workflow node "a": the edges make a cycle`,
+		`{"nodes":[{"name":"ghost","jobId":1}]}`: `the run's graph cannot be read: node "ghost" has no row in the run`,
+	} {
+		id, err := b.store.InsertWorkflowRun(b.ctx, schema.WorkflowRun{WorkflowID: 1, Graph: graph, FailurePolicy: "STOP",
+			State: schema.WorkflowRunning, TriggerType: "MANUAL"}, []schema.NodeRun{{Node: "a", JobID: 1, State: schema.WorkflowWaiting}})
+		require.NoError(t, err)
+		require.NoError(t, b.a().eng.Advance(b.ctx, id))
+		r, err := b.store.LoadWorkflowRun(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, schema.WorkflowFailed, r.State, graph)
+		require.Contains(t, r.Msg, msg)
+		require.Error(t, b.a().eng.Rerun(b.ctx, id), "a run that cannot be read is not re-run")
+	}
+	require.Empty(t, b.ex.Calls())
 }

@@ -575,7 +575,8 @@ func TestJobOpenAPIDocument(t *testing.T) {
 			"/api/startJob", "/api/stopJob", "/api/triggerJob",
 			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog",
 			"/api/addWorkflow", "/api/updateWorkflow", "/api/removeWorkflow", "/api/triggerWorkflow",
-			"/api/cancelWorkflowRun", "/api/rerunWorkflowRun", "/api/getWorkflowRun", "/api/listWorkflowRuns"}, paths)
+			"/api/cancelWorkflowRun", "/api/rerunWorkflowRun", "/api/getWorkflowRun", "/api/listWorkflowRuns",
+			"/api/getWorkflow", "/api/listWorkflows"}, paths)
 		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
 		for p, raw := range doc.Paths {
 			require.Contains(t, string(raw), `"bearerAuth"`, p)

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // TestWorkflowOpenAPIScope: a scoped token reaches the workflows whose nodes are all
@@ -93,6 +96,34 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	require.Equal(t, 500, b.bearer(t, rw.Secret, "getWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
 	require.Equal(t, 500, b.bearer(t, rw.Secret, "cancelWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
 
+	// The read calls show what the token reaches only.
+	var list struct {
+		Total int `json:"total"`
+		Items []struct {
+			ID     int64 `json:"id"`
+			Groups []int `json:"groups"`
+			Graph  struct {
+				Nodes []struct {
+					JobID int `json:"jobId"`
+				} `json:"nodes"`
+			} `json:"graph"`
+		} `json:"items"`
+	}
+	r = b.bearer(t, ro.Secret, "listWorkflows", `{}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 1, list.Total, "the other group's workflow is left out")
+	require.Equal(t, mine, list.Items[0].ID)
+	require.Equal(t, []int{1}, list.Items[0].Groups)
+	require.Equal(t, own, list.Items[0].Graph.Nodes[0].JobID)
+	r = b.admin(t, "listWorkflows", `{"search":"w","pagesize":1}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 2, list.Total)
+	require.Len(t, list.Items, 1)
+	require.Equal(t, 200, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
+	require.Equal(t, 500, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(theirs, 10)+`}`).Code)
+
 	for name, call := range map[string]string{
 		"no graph":   `{"name":"x"}`,
 		"bad json":   `{"name":`,
@@ -110,4 +141,45 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	require.Equal(t, 200, b.bearer(t, rw.Secret, "removeWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.remove' AND actor = ? AND outcome = 'ok'", actor))
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_workflow_run", "id = ?", run), "the run outlives its workflow")
+}
+
+// TestWorkflowTablesMissing: on a database without the workflow tables (a Java admin's)
+// the admin creates them at start when its user may; when it may not, it warns once
+// and the workflow calls answer that workflows are off, naming `schema upgrade`.
+func TestWorkflowTablesMissing(t *testing.T) {
+	t.Parallel()
+	drop := func(db *schematest.DB) {
+		for _, tb := range []string{schema.WorkflowNodeRunTable, schema.WorkflowRunTable, schema.WorkflowTable} {
+			db.Exec(t, "DROP TABLE "+tb)
+		}
+	}
+	call := func(base, uri, body string) apiReply {
+		return jobAPIBundle{base: base}.call(t, uri, body, "XXL-JOB-ACCESS-TOKEN", "api-token")
+	}
+	t.Run("created", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, db.SQL, db.Loc, "--xxl.job.accessToken=api-token")
+		require.Contains(t, logs.String(), "created the workflow tables")
+		r := call(base, "addWorkflow", `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`)
+		require.Equal(t, 200, r.Code, r.msg())
+	})
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, restrictedDB(t, db), db.Loc, "--xxl.job.accessToken=api-token")
+		require.Equal(t, 1, strings.Count(logs.String(), "workflows off"), logs.String())
+		for uri, body := range map[string]string{
+			"addWorkflow":    `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`,
+			"listWorkflows":  `{}`,
+			"getWorkflowRun": `{"runId":1}`,
+		} {
+			r := call(base, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.Contains(t, r.msg(), "schema upgrade", uri)
+		}
+		require.Equal(t, 200, call(base, "triggerJob", `{"id":1}`).Code, "the job calls work")
+	})
 }
