@@ -121,7 +121,7 @@ func workflowLoad(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	w, err := r.k.Manage.Workflow(r.c.UserContext(), r.p, id)
+	w, err := r.k.Manage.GetWorkflow(r.c.UserContext(), r.p, id)
 	if err != nil {
 		return r.fail(err)
 	}
