@@ -11,6 +11,10 @@ func init() {
 }
 
 var workflowTextsEn = map[string]string{
+	"wf_trigger_manual":        "By hand",
+	"wf_trigger_api":           "OpenAPI",
+	"wf_trigger_cron":          "Schedule",
+	"wf_trigger_misfire":       "Missed start, run now",
 	"nav_workflows":            "Workflows",
 	"wf_title":                 "Workflows",
 	"wf_new":                   "New workflow",
@@ -105,6 +109,10 @@ var workflowTextsEn = map[string]string{
 }
 
 var workflowTextsZhCN = map[string]string{
+	"wf_trigger_manual":        "手动",
+	"wf_trigger_api":           "OpenAPI",
+	"wf_trigger_cron":          "调度",
+	"wf_trigger_misfire":       "错过后补启动",
 	"nav_workflows":            "工作流",
 	"wf_title":                 "工作流",
 	"wf_new":                   "新建工作流",
@@ -199,6 +207,10 @@ var workflowTextsZhCN = map[string]string{
 }
 
 var workflowTextsZhTC = map[string]string{
+	"wf_trigger_manual":        "手動",
+	"wf_trigger_api":           "OpenAPI",
+	"wf_trigger_cron":          "排程",
+	"wf_trigger_misfire":       "錯過後補啟動",
 	"nav_workflows":            "工作流",
 	"wf_title":                 "工作流",
 	"wf_new":                   "新增工作流",

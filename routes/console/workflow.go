@@ -74,7 +74,7 @@ func (r *call) workflow(w schema.Workflow) workflowJSON {
 		UpdateTime: localMs(w.UpdateTime, loc)}
 }
 
-func (r *call) workflowRun(w schema.WorkflowRun, nodes []schema.NodeRun) workflowRunJSON {
+func (r *call) runOut(w schema.WorkflowRun, nodes []schema.NodeRun) workflowRunJSON {
 	loc := r.k.Manage.Location()
 	out := workflowRunJSON{ID: w.ID, WorkflowID: w.WorkflowID, State: w.State, Input: w.Input, TriggerType: w.TriggerType,
 		FireTime: localMs(w.FireTime, loc), StartTime: localMs(w.StartTime, loc), EndTime: localMs(w.EndTime, loc), Msg: w.Msg,
@@ -191,7 +191,7 @@ func workflowRuns(r *call) error {
 	}
 	out := make([]workflowRunJSON, len(runs))
 	for i, w := range runs {
-		out[i] = r.workflowRun(w, nil)
+		out[i] = r.runOut(w, nil)
 	}
 	return r.page(out, total)
 }
@@ -216,7 +216,7 @@ func workflowRun(r *call) error {
 	if nodes == nil {
 		nodes = []schema.NodeRun{}
 	}
-	return r.ok(r.workflowRun(w, nodes))
+	return r.ok(r.runOut(w, nodes))
 }
 
 // workflowCancel and workflowRerun change a run: cancel a running one, run a failed or

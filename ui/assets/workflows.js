@@ -27,6 +27,7 @@
     failed: t('wf_state_failed'), skipped: t('wf_state_skipped'), cancelled: t('wf_state_cancelled'),
   };
   const stateText = (s) => STATE_TEXT[s] || s;
+  const TRIGGER_TEXT = { MANUAL: t('wf_trigger_manual'), API: t('wf_trigger_api'), CRON: t('wf_trigger_cron'), MISFIRE: t('wf_trigger_misfire') };
   const stateBadge = (s) => badge(stateText(s), STATE_KIND[s] || 'muted');
   const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
@@ -418,7 +419,7 @@
       for (const r of rows) {
         runsBody.appendChild(el('tr', { dataset: { run: r.id, state: r.state } },
           el('td', { class: 'col-id mono' }, String(r.id)), el('td', {}, stateBadge(r.state)),
-          el('td', {}, r.triggerType + (r.createUser ? ' · ' + r.createUser : '')), el('td', { class: 'mono' }, clip(r.input || '', 40)),
+          el('td', {}, (TRIGGER_TEXT[r.triggerType] || r.triggerType) + (r.createUser ? ' · ' + r.createUser : '')), el('td', { class: 'mono' }, clip(r.input || '', 40)),
           el('td', { class: 'mono' }, r.startTime || ''), el('td', { class: 'mono' }, r.endTime || ''), el('td', {}, r.msg || ''),
           el('td', { class: 'col-actions' }, el('button', { type: 'button', class: 'btn btn-sm', dataset: { action: 'view' }, onclick: () => showRun(r.id) }, t('wf_view')))));
       }
