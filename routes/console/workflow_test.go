@@ -191,3 +191,16 @@ func TestWorkflowConsoleMember(t *testing.T) {
 	require.Equal(t, 0, b.db.Count(t, schema.WorkflowRunTable, "workflow_id = ?", other))
 	require.Equal(t, 1, b.db.Count(t, schema.WorkflowTable, "id = ?", other))
 }
+
+// An admin without its workflow engine (its database had no workflow tables and they
+// could not be created) answers the page's calls that workflows are off, in the
+// page's language, and changes nothing.
+func TestWorkflowConsoleOff(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	require.Contains(t, c.refused("/workflow/pageList", form("offset", "0", "pagesize", "10")), "workflows are off")
+	res := c.post("/workflow/save", form("name", "x", "graph", `{"nodes":[{"name":"a","jobId":1}]}`), console.LangHeader, "zh_TC")
+	require.Equal(t, "工作流未啟用：資料庫中沒有工作流資料表（請執行 `xxl-admin-go schema upgrade`）", res.env(t).msg())
+	require.Equal(t, 0, b.db.Count(t, schema.WorkflowTable, ""))
+}
