@@ -37,7 +37,8 @@ import (
 // that every node of every run fired exactly once and reports the node dispatch
 // latency — from the moment the executor sends the callback that unblocks a node to
 // the moment it receives that node's trigger — as p50 and p99, and the database round
-// trips (statements, begins, commits) per node.
+// trips (statements, begins, commits) per node. XXL_BENCH_JOB_MS (default 0) is how
+// long each job runs before its callback.
 //
 //	XXL_BENCH_RUNS=1000 go test ./scheduler/workflow/ -run '^$' -bench WorkflowRuns -benchtime 1x
 func BenchmarkWorkflowRuns(b *testing.B) {
@@ -64,6 +65,9 @@ func BenchmarkWorkflowRuns(b *testing.B) {
 	go func() { _ = app.Listener(ln) }()
 	b.Cleanup(func() { _ = app.Shutdown(); eng.Stop(); sched.Stop(ctx) })
 	ex := newTimingExecutor("http://" + ln.Addr().String() + "/xxl-job-admin")
+	if v, err := strconv.Atoi(os.Getenv("XXL_BENCH_JOB_MS")); err == nil && v > 0 {
+		ex.runTime = time.Duration(v) * time.Millisecond
+	}
 	b.Cleanup(ex.srv.Close)
 
 	group, err := plain.InsertGroup(ctx, schema.Group{AppName: "bench", Title: "bench", AddressType: 1, AddressList: ex.srv.URL, UpdateTime: t0})
@@ -164,6 +168,7 @@ func BenchmarkWorkflowRuns(b *testing.B) {
 type timingExecutor struct {
 	srv      *httptest.Server
 	admin    string
+	runTime  time.Duration // how long a job runs before its callback
 	mu       sync.Mutex
 	received map[int64][]time.Time
 	sent     map[int64]time.Time
@@ -200,6 +205,7 @@ func (e *timingExecutor) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *timingExecutor) callback(logID int64) {
+	time.Sleep(e.runTime)
 	body := fmt.Sprintf(`[{"logId":%d,"logDateTim":%d,"handleCode":200,"handleMsg":"out-%d"}]`, logID, time.Now().UnixMilli(), logID)
 	req, _ := http.NewRequest(http.MethodPost, e.admin+"/api/callback", bytes.NewReader([]byte(body)))
 	req.Header.Set("Content-Type", "application/json")
