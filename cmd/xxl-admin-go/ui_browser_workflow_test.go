@@ -41,7 +41,7 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 		b.selectValue("#wf-job", strconv.Itoa(jobs[n]))
 		b.typeInto("#wf-node-name", n)
 		b.click("#btn-add-node")
-		b.wait("node "+n, `document.querySelector('#wf-graph g[data-node="`+n+`"]')`, 5*time.Second)
+		b.wait("node "+n, `document.querySelector('#wf-graph g[data-node="`+n+`"]')`, 10*time.Second)
 	}
 	params := map[string]string{
 		"A": `{"file":"/data/${run.input}.csv"}`,
@@ -55,15 +55,15 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 	// A → B and A → C by clicking in the drawing: the source, then the target.
 	for _, to := range []string{"B", "C"} {
 		b.click(`#wf-graph g[data-node="A"]`)
-		b.wait("A selected", `document.querySelector('#wf-graph g[data-node="A"]').classList.contains('wf-selected')`, 5*time.Second)
+		b.wait("A selected", `document.querySelector('#wf-graph g[data-node="A"]').classList.contains('wf-selected')`, 10*time.Second)
 		b.click(`#wf-graph g[data-node="` + to + `"]`)
-		b.wait("edge A→"+to, `document.querySelector('#wf-graph path[data-from="A"][data-to="`+to+`"]')`, 5*time.Second)
+		b.wait("edge A→"+to, `document.querySelector('#wf-graph path[data-from="A"][data-to="`+to+`"]')`, 10*time.Second)
 	}
 	connect := func(from, to string) {
 		b.selectValue("#wf-edge-from", from)
 		b.selectValue("#wf-edge-to", to)
 		b.click("#btn-add-edge")
-		b.wait("edge "+from+"→"+to, `document.querySelector('#wf-graph path[data-from="`+from+`"][data-to="`+to+`"]')`, 5*time.Second)
+		b.wait("edge "+from+"→"+to, `document.querySelector('#wf-graph path[data-from="`+from+`"][data-to="`+to+`"]')`, 10*time.Second)
 	}
 	connect("B", "D")
 	connect("C", "D")
@@ -93,7 +93,7 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 	// Run once with an input; the run view follows the run to its end.
 	b.jsClick(`#workflows-table tr[data-name="diamond"] .menu-btn`)
 	b.jsClick(`#workflows-table tr[data-name="diamond"] [data-action="trigger"]`)
-	b.wait("run dialog", `document.getElementById('dlg-wf-trigger').open`, 5*time.Second)
+	b.wait("run dialog", `document.getElementById('dlg-wf-trigger').open`, 10*time.Second)
 	b.typeInto(`#form-wf-trigger textarea[name="input"]`, "2026-11-27")
 	b.click("#btn-start-run")
 	b.wait("run view", `document.getElementById('dlg-wf-runs').open && !document.getElementById('wf-run-pane').hidden`, 10*time.Second)
@@ -134,7 +134,7 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 	b.wait("failing listed", `document.querySelector('#workflows-table tr[data-name="failing"]')`, 10*time.Second)
 	b.jsClick(`#workflows-table tr[data-name="failing"] .menu-btn`)
 	b.jsClick(`#workflows-table tr[data-name="failing"] [data-action="trigger"]`)
-	b.wait("run dialog", `document.getElementById('dlg-wf-trigger').open`, 5*time.Second)
+	b.wait("run dialog", `document.getElementById('dlg-wf-trigger').open`, 10*time.Second)
 	b.click("#btn-start-run")
 	b.wait("run failed", `document.getElementById('wf-run-pane').dataset.state === 'failed' &&
 		document.querySelector('#wf-run-graph g[data-node="A"].wf-st-succeeded') &&
