@@ -17,7 +17,8 @@ import (
 
 // errWorkflowsOff answers workflow calls of an admin without its workflow tables.
 func (s *Service) errWorkflowsOff() *Error {
-	return &Error{Kind: Invalid, Msg: "workflows are off: the database has no workflow tables (run `xxl-admin-go schema upgrade`)"}
+	return &Error{Kind: Invalid, Msg: "workflows are off: the database has no workflow tables (run `xxl-admin-go schema upgrade`)",
+		Key: "console_wf_off"}
 }
 
 // workflowError turns the engine's refusals into the caller's messages.
@@ -25,9 +26,9 @@ func (s *Service) workflowError(err error) error {
 	var ref *workflow.Error
 	switch {
 	case errors.As(err, &ref):
-		return &Error{Kind: Invalid, Msg: ref.Error()}
+		return workflowRefusal(ref)
 	case errors.Is(err, schema.ErrNotFound):
-		return &Error{Kind: NotFound, Msg: "workflow not found"}
+		return &Error{Kind: NotFound, Msg: "workflow not found", Key: "console_wf_not_found"}
 	case errors.Is(err, workflow.ErrNotRunning):
 		return &Error{Kind: Invalid, Msg: err.Error()}
 	}
