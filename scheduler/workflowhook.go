@@ -1,5 +1,11 @@
 package scheduler
 
+import (
+	"context"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
 // What the workflow engine (scheduler/workflow) needs of the scheduler beyond Trigger
 // and Kill: a trigger type of its own, and word of stored results (callbacks, the
 // lost-job monitor, kills) so that a run advances at once instead of at its next poll.
@@ -36,4 +42,16 @@ func (s *Scheduler) logsFinished(ids []int64) {
 	if fn := s.onResults.Load(); fn != nil && len(ids) > 0 {
 		(*fn)(ids)
 	}
+}
+
+// TriggerNode is Trigger for a job the caller read moments ago (a workflow advance
+// reads its nodes' jobs in one statement): the job is not read again. It returns the
+// trigger code written to the claim row (200: the executor took it), or 0 when the
+// trigger ended before calling an executor (a deleted job, a skipped fire) and the
+// row says what happened.
+func (s *Scheduler) TriggerNode(ctx context.Context, req TriggerRequest, job schema.Job) (int, error) {
+	code := 0
+	req.job, req.code = &job, &code
+	err := s.trigger(ctx, req, true)
+	return code, err
 }

@@ -544,6 +544,46 @@ func (s *Store) WorkflowNodeRuns(ctx context.Context, runID int64) ([]NodeRun, e
 	return out, nil
 }
 
+// WorkflowNodeRunsWithResults is WorkflowNodeRuns with the log outcome of each running
+// node, read in the same statement (an advance's read of its run under the lock):
+// results has an entry per running node whose log row exists.
+func (s *Store) WorkflowNodeRunsWithResults(ctx context.Context, runID int64) ([]NodeRun, map[int64]LogResult, error) {
+	cols := make([]string, 0, len(nodeRunCols)+6)
+	for _, c := range nodeRunCols {
+		cols = append(cols, "n."+c)
+	}
+	cols = append(cols, "l.id", "l.trigger_time", "l.trigger_code", "l.trigger_msg", "l.handle_code", "l.handle_msg")
+	rows, err := s.query(ctx, s.sb.Select(cols...).From(WorkflowNodeRunTable+" n").
+		LeftJoin("xxl_job_log l ON l.id = n.log_id AND n.state = ?", WorkflowRunning).
+		Where(sq.Eq{"n.run_id": runID}).OrderBy("n.id ASC"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []NodeRun
+	results := map[int64]LogResult{}
+	for rows.Next() {
+		var n NodeRun
+		var param, output, tmsg, hmsg sql.NullString
+		var lid, tcode, hcode sql.NullInt64
+		var tt sql.NullTime
+		if err := rows.Scan(&n.ID, &n.RunID, &n.Node, &n.JobID, &n.State, &n.Attempt, &n.LogID, &param, &output,
+			&n.StartTime, &n.EndTime, &n.Msg, &lid, &tt, &tcode, &tmsg, &hcode, &hmsg); err != nil {
+			return nil, nil, fmt.Errorf("scan node of workflow run %d: %w", runID, err)
+		}
+		n.Param, n.Output = param.String, output.String
+		out = append(out, n)
+		if lid.Valid {
+			results[lid.Int64] = LogResult{ID: lid.Int64, TriggerTime: tt.Time, TriggerCode: int(tcode.Int64), TriggerMsg: tmsg.String,
+				HandleCode: int(hcode.Int64), HandleMsg: hmsg.String}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+	}
+	return out, results, nil
+}
+
 // UpdateNodeRun writes a node's state, attempt, log id, parameter, output, times and
 // message (under LockWorkflowRun).
 func (s *Store) UpdateNodeRun(ctx context.Context, n NodeRun) error {

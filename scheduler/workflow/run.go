@@ -19,7 +19,7 @@ import (
 type send struct {
 	runID  int64
 	node   string
-	jobID  int
+	job    schema.Job
 	logID  int64
 	marker string
 	param  string
@@ -73,6 +73,8 @@ type step struct {
 	sends []send
 	kills []int64
 	bad   error // the graph cannot be read (see locked)
+	// results are the log outcomes of the running nodes, read with them (locked).
+	results map[int64]schema.LogResult
 }
 
 func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills []int64, err error) {
@@ -137,21 +139,9 @@ func (s *step) job(id int) (schema.Job, bool, error) {
 }
 
 // collect finishes the running nodes whose log has a result, or readies their next
-// attempt.
+// attempt. Their logs were read with the nodes, in the statement after the lock.
 func (s *step) collect() error {
-	var ids []int64
-	for _, n := range s.nodes {
-		if n.State == schema.WorkflowRunning && n.LogID > 0 {
-			ids = append(ids, n.LogID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	results, err := s.e.store.LogResults(s.ctx, ids)
-	if err != nil {
-		return err
-	}
+	results := s.results
 	for _, name := range s.p.order {
 		n := s.nodes[name]
 		if n.State != schema.WorkflowRunning || n.LogID == 0 {
@@ -393,7 +383,7 @@ func (e *Engine) dispatch(ctx context.Context, runID int64, n *schema.NodeRun, j
 	if n.Attempt == 1 {
 		n.StartTime, n.Msg = now.UnixMilli(), ""
 	}
-	return send{runID: runID, node: n.Node, jobID: job.ID, logID: logID, marker: marker, param: param}, nil
+	return send{runID: runID, node: n.Node, job: job, logID: logID, marker: marker, param: param}, nil
 }
 
 // finish writes the changed nodes, and ends the run when every node is final.
@@ -448,37 +438,50 @@ func (s *step) end(state, msg string) error {
 }
 
 // fire sends the written fires, concurrently, each through the ordinary trigger path
-// with its log row as the claim row and no retry of the trigger's own (the engine
-// retries). It reports whether one of them failed at once (no executor, refused), so
-// that the run is advanced again.
+// with its log row as the claim row, the job the advance read, and no retry of the
+// trigger's own (the engine retries). It reports whether one of them failed at once
+// (no executor, refused), so that the run is advanced again: the trigger answers its
+// code, and only a trigger that ended without one has its row read.
 func (e *Engine) fire(ctx context.Context, sends []send, since time.Time) bool {
 	var wg sync.WaitGroup
-	for _, snd := range sends {
+	codes := make([]int, len(sends))
+	for i, snd := range sends {
+		e.remember(snd.logID, snd.runID)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			param := snd.param
 			e.dispatched(since)
-			err := e.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: snd.jobID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
-				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker})
+			code, err := e.sched.TriggerNode(ctx, scheduler.TriggerRequest{JobID: snd.job.ID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
+				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job)
 			if err != nil {
-				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.jobID, "log_id", snd.logID, "err", err)
+				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.job.ID, "log_id", snd.logID, "err", err)
 			}
+			codes[i] = code
 		}()
 	}
 	wg.Wait()
-	ids := make([]int64, len(sends))
-	for i, snd := range sends {
-		ids[i] = snd.logID
+	var unknown []int64
+	for i, code := range codes {
+		switch code {
+		case 200:
+		case 0:
+			unknown = append(unknown, sends[i].logID)
+		default:
+			return true // a failed trigger has no callback
+		}
 	}
-	results, err := e.store.LogResults(ctx, ids)
+	if len(unknown) == 0 {
+		return false
+	}
+	results, err := e.store.LogResults(ctx, unknown)
 	if err != nil {
 		return false
 	}
 	for _, r := range results {
 		// A result that came by callback advances the run in the callback path
 		// (Notify): the node row was committed before the send, so the callback finds
-		// it. A failed trigger has no callback.
+		// it.
 		if r.HandleCode == 0 && r.TriggerCode != 0 && r.TriggerCode != 200 {
 			return true
 		}
@@ -586,12 +589,12 @@ func (e *Engine) locked(ctx context.Context, runID int64) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.store.WorkflowNodeRuns(ctx, runID)
+	rows, results, err := e.store.WorkflowNodeRunsWithResults(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	s := &step{e: e, ctx: ctx, run: run, nodes: map[string]*schema.NodeRun{}, dirty: map[string]bool{}, now: e.clock.Now(),
-		param: map[string]string{}}
+		param: map[string]string{}, results: results}
 	for i := range rows {
 		s.nodes[rows[i].Node] = &rows[i]
 	}

@@ -189,7 +189,9 @@ func TestRunTimeout(t *testing.T) {
 // noSend is an admin that dies between committing a node's fire and sending it.
 type noSend struct{ *scheduler.Scheduler }
 
-func (noSend) Trigger(context.Context, scheduler.TriggerRequest) error { return nil }
+func (noSend) TriggerNode(context.Context, scheduler.TriggerRequest, schema.Job) (int, error) {
+	return 0, nil
+}
 
 // A fire whose admin died before sending it is never sent again: after
 // UncertainAfter the safety net closes its log row and fails the node, without a

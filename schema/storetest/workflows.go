@@ -162,6 +162,17 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, 200, res[logID].HandleCode)
 		require.Equal(t, `{"file":"x.csv"}`, res[logID].HandleMsg)
+		// The advance's read: the nodes, and the outcome of the running ones' logs.
+		joined, jres, err := b.st.WorkflowNodeRunsWithResults(b.ctx, id)
+		require.NoError(t, err)
+		plain, err := b.st.WorkflowNodeRuns(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, plain, joined)
+		require.Len(t, jres, 1, "only the running node's log")
+		require.Equal(t, 200, jres[logID].HandleCode)
+		require.Equal(t, `{"file":"x.csv"}`, jres[logID].HandleMsg)
+		require.Equal(t, "xxl-admin-go:workflow:x", jres[logID].TriggerMsg)
+		b.requireTime(t, b.at("2024-05-01 10:00:00"), jres[logID].TriggerTime)
 
 		// A transaction that rolls back leaves neither the log row nor the node change.
 		require.Error(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
