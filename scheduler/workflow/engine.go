@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -24,6 +25,7 @@ type Scheduler interface {
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
 	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
 	Instance() string
+	AlarmWorkflowRun(ctx context.Context, recipients []string, a alarm.Alarm) bool
 }
 
 // Config is what an Engine runs on.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow/template"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -73,12 +75,17 @@ type step struct {
 	sends []send
 	kills []int64
 	bad   error // the graph cannot be read (see locked)
+	// endedFailed is set when this step ended the run failed: its alarm is sent after
+	// the commit.
+	endedFailed bool
 	// results are the log outcomes of the running nodes, read with them (locked).
 	results map[int64]schema.LogResult
 }
 
 func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills []int64, err error) {
+	var ended *step
 	err = e.store.InTx(ctx, func(ctx context.Context) error {
+		ended = nil
 		s, err := e.locked(ctx, runID)
 		if errors.Is(err, schema.ErrNotFound) {
 			return nil
@@ -86,6 +93,7 @@ func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills 
 		if err != nil || s.run.State != schema.WorkflowRunning {
 			return err
 		}
+		ended = s
 		if s.bad != nil { // a hand-edited run: nothing can be decided in it
 			return s.end(schema.WorkflowFailed, "the run's graph cannot be read: "+s.bad.Error())
 		}
@@ -110,7 +118,66 @@ func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills 
 	if err != nil {
 		return nil, nil, err
 	}
+	if ended != nil && ended.endedFailed {
+		e.alarmRun(ended)
+	}
 	return sends, kills, nil
+}
+
+// alarmRun sends the alarm of a run that step ended failed, on a goroutine of its own
+// (a slow mail server never holds up the run's kills or other runs). The admin whose
+// advance committed the end sends it, so a run's failure is alarmed once; an admin that
+// stops between that commit and the send loses it (the failed nodes' own alarms, by
+// their jobs' settings, are not lost: the fail monitor sends those). The recipients are
+// the alarm settings of the run's nodes' jobs (addresses and webhook:<name> channels,
+// each once) and the default channels (docs/WORKFLOWS.md, "Alarms").
+func (e *Engine) alarmRun(s *step) {
+	run := s.run
+	var jobIDs []int
+	node := schema.NodeRun{}
+	for _, n := range s.nodes {
+		if !slices.Contains(jobIDs, n.JobID) {
+			jobIDs = append(jobIDs, n.JobID)
+		}
+	}
+	if s.p != nil { // the node that failed the run, else the first that failed
+		pick := s.unhandled()
+		for _, name := range s.p.order {
+			if pick == "" && s.nodes[name].State == schema.WorkflowFailed {
+				pick = name
+			}
+		}
+		if pick != "" {
+			node = *s.nodes[pick]
+		}
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		ctx := context.Background()
+		name := "?"
+		if w, err := e.store.LoadWorkflow(ctx, run.WorkflowID); err == nil {
+			name = w.Name
+		}
+		var recipients []string
+		jobs, err := e.store.LoadJobs(ctx, jobIDs)
+		if err != nil {
+			e.log.Warn("could not read the jobs of a failed workflow run; alarmed to the default channels only", "run_id", run.ID, "err", err)
+		}
+		for _, id := range jobIDs {
+			if j, ok := jobs[id]; ok && strings.TrimSpace(j.AlarmEmail) != "" {
+				recipients = append(recipients, j.AlarmEmail)
+			}
+		}
+		desc := fmt.Sprintf("workflow %q (id %d), run %d", name, run.WorkflowID, run.ID)
+		if node.Node != "" {
+			desc += fmt.Sprintf(", node %q", node.Node)
+		}
+		a := alarm.Alarm{JobID: node.JobID, JobDesc: desc, LogID: node.LogID, HandleCode: 500, HandleMsg: run.Msg}
+		if !e.sched.AlarmWorkflowRun(ctx, recipients, a) {
+			e.log.Warn("the alarm of a failed workflow run was not delivered to every recipient", "run_id", run.ID, "workflow_id", run.WorkflowID)
+		}
+	}()
 }
 
 func (s *step) set(n *schema.NodeRun, state, msg string) {
@@ -432,6 +499,7 @@ func (s *step) end(state, msg string) error {
 	if err := s.e.store.UpdateWorkflowRun(s.ctx, s.run); err != nil {
 		return err
 	}
+	s.endedFailed = state == schema.WorkflowFailed
 	s.e.runEvent(state)
 	s.e.log.Info("workflow run ended", "run_id", s.run.ID, "workflow_id", s.run.WorkflowID, "state", state, "msg", msg)
 	return nil
