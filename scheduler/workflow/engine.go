@@ -268,7 +268,7 @@ func (e *Engine) fireScheduled(ctx context.Context, w schema.Workflow, now time.
 		from, trigger = now, "MISFIRE"
 	}
 	start := trigger == "CRON" || w.MisfireStrategy == MisfireFireOnceNow
-	next, ok, err := e.sched.NextFireTime(schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf}, from)
+	next, ok, err := e.sched.NextFireTime(scheduleOf(w), from)
 	nextMs, status := next.UnixMilli(), 1
 	if err != nil || !ok {
 		nextMs, status = 0, 0 // no next time: the workflow stops, as a job does

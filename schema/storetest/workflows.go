@@ -64,11 +64,42 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, 0, total)
 
+		// The time zone lives in the option table and comes back with every read.
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "America/New_York"))
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "Asia/Tokyo"), "saved again: replaced")
+		got, err = b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", got.TimeZone)
+		ws, _, err = b.st.ListWorkflows(b.ctx, "renamed", 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", ws[0].TimeZone)
+		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
+			_, err := b.st.MoveWorkflowNextTime(ctx, id, 0, 1_700_000_000_000, 1)
+			return err
+		}))
+		due, err := b.st.DueWorkflows(b.ctx, 1_700_000_000_000, 10)
+		require.NoError(t, err)
+		require.Len(t, due, 0, "not scheduled: the move needs trigger_status 1")
+		in.TriggerStatus, in.TriggerNextTime = 1, 1_700_000_000_000
+		_, err = b.st.UpdateWorkflow(b.ctx, in)
+		require.NoError(t, err)
+		due, err = b.st.DueWorkflows(b.ctx, 1_700_000_000_000, 10)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", due[0].TimeZone)
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, ""))
+		got, err = b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Empty(t, got.TimeZone, "no row: the admin's zone")
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "Asia/Tokyo"))
+
 		done, err = b.st.DeleteWorkflow(b.ctx, id)
 		require.NoError(t, err)
 		require.True(t, done)
 		_, err = b.st.LoadWorkflow(b.ctx, id)
 		require.ErrorIs(t, err, schema.ErrNotFound)
+		var zones int
+		require.NoError(t, b.st.DB().QueryRowContext(b.ctx, "SELECT COUNT(*) FROM "+schema.WorkflowOptionTable).Scan(&zones))
+		require.Zero(t, zones, "the delete removed the zone's row")
 		done, err = b.st.DeleteWorkflow(b.ctx, id)
 		require.NoError(t, err)
 		require.False(t, done)
