@@ -279,18 +279,22 @@ type Workflow struct {
 var workflowCols = []string{"id", "name", "graph", "group_ids", "schedule_type", "schedule_conf", "misfire_strategy",
 	"failure_policy", "run_timeout", "trigger_status", "trigger_next_time", "author", "add_time", "update_time"}
 
-// HasWorkflowTables reports whether the database has the workflow tables, the option
-// table included, and remembers whether it has that one: workflow reads carry the
-// time zone only when it is there.
+// HasWorkflowTables reports whether the database has the workflow tables, and
+// remembers whether it has the option table (WorkflowZonesEnabled): workflow reads
+// carry the time zone only when it is there.
 func (s *Store) HasWorkflowTables(ctx context.Context) (bool, error) {
 	opts, err := tableExists(ctx, s.db, IsSQLite(s.db), WorkflowOptionTable)
 	if err != nil {
 		return false, err
 	}
 	s.workflowOptions.Store(opts)
-	ok, err := tableExists(ctx, s.db, IsSQLite(s.db), WorkflowNodeRunTable)
-	return ok && opts, err
+	return tableExists(ctx, s.db, IsSQLite(s.db), WorkflowNodeRunTable)
 }
+
+// WorkflowZonesEnabled reports whether the workflow option table was found
+// (HasWorkflowTables) or created. Without it every workflow runs in the admin's zone
+// and none can be given one.
+func (s *Store) WorkflowZonesEnabled() bool { return s.workflowOptions.Load() }
 
 // CreateWorkflowTables creates the workflow tables when they are missing, as `schema
 // upgrade` does. It needs the CREATE privilege; no other table is touched.
