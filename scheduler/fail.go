@@ -312,11 +312,6 @@ func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) boo
 	if len(mails) == 0 {
 		return ok
 	}
-	if s.cfg.Mailer == nil {
-		s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
-		s.metrics.alarm("mail", "fail")
-		return false
-	}
 	// Both messages carry executors' text (run replies, callbacks, addresses): only
 	// the admin's own line breaks and headers stay markup (alarm.MessageHTML).
 	content := fmt.Sprintf("Alarm Job LogId=%d", l.ID)
@@ -332,15 +327,29 @@ func (s *Scheduler) alarm(ctx context.Context, job schema.Job, l schema.Log) boo
 		t("jobconf_monitor_detail"), t("jobinfo_field_jobgroup"), t("jobinfo_field_id"), t("jobinfo_field_jobdesc"),
 		t("jobconf_monitor_alarm_title"), t("jobconf_monitor_alarm_content"),
 		html.EscapeString(groupTitle), groupedInt(job.ID), html.EscapeString(job.JobDesc), t("jobconf_monitor_alarm_type"), content)
+	return s.alarmMails(ctx, mails, t("jobconf_monitor"), body, job.ID, l.ID) && ok
+}
+
+// alarmMails sends one alarm mail to each address; true when all were sent.
+func (s *Scheduler) alarmMails(ctx context.Context, mails []string, subject, body string, jobID int, logID int64) bool {
+	if len(mails) == 0 {
+		return true
+	}
+	if s.cfg.Mailer == nil {
+		s.log.Warn("alarm mail not sent, no mail server configured", "job_id", jobID, "log_id", logID)
+		s.metrics.alarm("mail", "fail")
+		return false
+	}
+	ok := true
 	for _, to := range mails {
-		err := s.cfg.Mailer.Send(ctx, to, t("jobconf_monitor"), body)
+		err := s.cfg.Mailer.Send(ctx, to, subject, body)
 		switch {
 		case errors.Is(err, alarm.ErrNoMailServer):
-			s.log.Warn("alarm mail not sent, no mail server configured", "job_id", job.ID, "log_id", l.ID)
+			s.log.Warn("alarm mail not sent, no mail server configured", "job_id", jobID, "log_id", logID)
 			s.metrics.alarm("mail", "fail")
 			return false
 		case err != nil:
-			s.log.Error("alarm mail failed", "job_id", job.ID, "log_id", l.ID, "to", to, "err", err)
+			s.log.Error("alarm mail failed", "job_id", jobID, "log_id", logID, "to", to, "err", err)
 			s.metrics.alarm("mail", "fail")
 			ok = false
 		default:

@@ -69,6 +69,9 @@ type TriggerRequest struct {
 	groupLoaded bool
 	// burst marks the fires the ring sends at a second's boundary (see quiet).
 	burst bool
+	// code, when set, receives the trigger code of the (first) log row once its
+	// outcome is written (TriggerNode).
+	code *int
 }
 
 // Executor is how the scheduler calls executors. compat/executor implements it over
@@ -304,6 +307,9 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 		msg = s.msgs.T("jobconf_trigger_run") + "：<br>address：" + address + "<br>code：" + strconv.Itoa(c) + "<br>msg：" + nullText(m)
 	}
 	s.metrics.triggered(code == 200, req.PlannedMs, now)
+	if req.code != nil && *req.code == 0 {
+		*req.code = code
+	}
 
 	var b strings.Builder
 	b.Grow(512)

@@ -107,6 +107,9 @@ type Store struct {
 	// jobOptions: xxl_admin_job_option is present, so job reads carry the options
 	// (store_jobopt.go).
 	jobOptions atomic.Bool
+	// workflowOptions: xxl_admin_workflow_option is present, so workflow reads carry
+	// the time zone (store_workflow.go).
+	workflowOptions atomic.Bool
 }
 
 // NewStore returns a Store for a database whose layout is already known.
@@ -140,6 +143,9 @@ func OpenStore(ctx context.Context, db *sql.DB) (*Store, Report, error) {
 	}
 	st := NewStore(db, dialectOf(db), r.Layout)
 	if _, err := st.HasJobOptionTable(ctx); err != nil {
+		return nil, r, err
+	}
+	if _, err := st.HasWorkflowTables(ctx); err != nil {
 		return nil, r, err
 	}
 	return st, r, nil

@@ -212,6 +212,45 @@ var workflowOwnTable = OwnTable{
 	PostgreSQL: WorkflowTablePostgreSQL,
 }
 
+// WorkflowOptionTable holds a workflow's settings added after the workflow tables
+// shipped (a table of its own, so that `schema upgrade` adds it to a database that has
+// the others; no column of theirs changes).
+const WorkflowOptionTable = "xxl_admin_workflow_option"
+
+// WorkflowOptionTableMySQL is the creation script of the workflow option table on
+// MySQL and MariaDB.
+const WorkflowOptionTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_workflow_option` (\n" +
+	"  `workflow_id` int(11) NOT NULL COMMENT 'xxl_admin_workflow.id',\n" +
+	"  `time_zone` varchar(64) NOT NULL DEFAULT '' COMMENT 'IANA zone CRON is evaluated in; empty: the admin''s zone',\n" +
+	"  PRIMARY KEY (`workflow_id`)\n" +
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT='xxl-admin-go settings of a workflow beyond xxl_admin_workflow';\n"
+
+// WorkflowOptionTableSQLite is the creation script of the workflow option table in
+// the embedded file.
+const WorkflowOptionTableSQLite = `CREATE TABLE IF NOT EXISTS xxl_admin_workflow_option (
+  workflow_id INTEGER NOT NULL PRIMARY KEY,
+  time_zone TEXT NOT NULL DEFAULT ''
+);
+`
+
+// WorkflowOptionTablePostgreSQL is the creation script of the workflow option table
+// on PostgreSQL.
+const WorkflowOptionTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_workflow_option (
+  workflow_id INTEGER NOT NULL PRIMARY KEY,
+  time_zone VARCHAR(64) NOT NULL DEFAULT ''
+);
+`
+
+// workflowOptionOwnTable registers xxl_admin_workflow_option with schema init,
+// upgrade and check (OwnTables).
+var workflowOptionOwnTable = OwnTable{
+	Name:       WorkflowOptionTable,
+	Purpose:    "a workflow's settings beyond xxl_admin_workflow (time zone)",
+	MySQL:      WorkflowOptionTableMySQL,
+	SQLite:     WorkflowOptionTableSQLite,
+	PostgreSQL: WorkflowOptionTablePostgreSQL,
+}
+
 // Workflow is one row of xxl_admin_workflow.
 type Workflow struct {
 	ID   int
@@ -232,20 +271,79 @@ type Workflow struct {
 	Author          string
 	AddTime         int64
 	UpdateTime      int64
+	// TimeZone is the IANA zone its CRON is evaluated in (xxl_admin_workflow_option);
+	// "" is the admin's zone.
+	TimeZone string
 }
 
 var workflowCols = []string{"id", "name", "graph", "group_ids", "schedule_type", "schedule_conf", "misfire_strategy",
 	"failure_policy", "run_timeout", "trigger_status", "trigger_next_time", "author", "add_time", "update_time"}
 
-// HasWorkflowTables reports whether the database has the workflow tables.
+// HasWorkflowTables reports whether the database has the workflow tables, and
+// remembers whether it has the option table (WorkflowZonesEnabled): workflow reads
+// carry the time zone only when it is there.
 func (s *Store) HasWorkflowTables(ctx context.Context) (bool, error) {
+	opts, err := tableExists(ctx, s.db, IsSQLite(s.db), WorkflowOptionTable)
+	if err != nil {
+		return false, err
+	}
+	s.workflowOptions.Store(opts)
 	return tableExists(ctx, s.db, IsSQLite(s.db), WorkflowNodeRunTable)
 }
+
+// WorkflowZonesEnabled reports whether the workflow option table was found
+// (HasWorkflowTables) or created. Without it every workflow runs in the admin's zone
+// and none can be given one.
+func (s *Store) WorkflowZonesEnabled() bool { return s.workflowOptions.Load() }
 
 // CreateWorkflowTables creates the workflow tables when they are missing, as `schema
 // upgrade` does. It needs the CREATE privilege; no other table is touched.
 func (s *Store) CreateWorkflowTables(ctx context.Context) error {
-	return s.createOwnTable(ctx, workflowOwnTable)
+	if err := s.createOwnTable(ctx, workflowOwnTable); err != nil {
+		return err
+	}
+	if err := s.createOwnTable(ctx, workflowOptionOwnTable); err != nil {
+		return err
+	}
+	s.workflowOptions.Store(true)
+	return nil
+}
+
+// ErrNoWorkflowOptionTable refuses a workflow time zone where the table is missing.
+var ErrNoWorkflowOptionTable = fmt.Errorf("table %s is missing; add it with `xxl-admin-go schema upgrade`", WorkflowOptionTable)
+
+// workflowSelect selects every workflow column and its time zone: a correlated read by
+// primary key, NULL for a workflow without a row, a constant without the table.
+func (s *Store) workflowSelect() sq.SelectBuilder {
+	zone := "''"
+	if s.workflowOptions.Load() {
+		zone = "(SELECT o.time_zone FROM " + WorkflowOptionTable + " o WHERE o.workflow_id = " + WorkflowTable + ".id)"
+	}
+	return s.sb.Select(append(append([]string{}, workflowCols...), zone)...).From(WorkflowTable)
+}
+
+// SaveWorkflowZone writes a workflow's time zone ("" removes its row); run it in the
+// transaction that writes the workflow. Without the table, "" is a no-op and any other
+// zone ErrNoWorkflowOptionTable.
+func (s *Store) SaveWorkflowZone(ctx context.Context, id int, zone string) error {
+	if !s.workflowOptions.Load() {
+		if zone == "" {
+			return nil
+		}
+		return ErrNoWorkflowOptionTable
+	}
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if _, err := s.exec(ctx, s.sb.Delete(WorkflowOptionTable).Where(sq.Eq{"workflow_id": id})); err != nil {
+			return fmt.Errorf("save time zone of workflow %d: %w", id, err)
+		}
+		if zone == "" {
+			return nil
+		}
+		if _, err := s.exec(ctx, s.sb.Insert(WorkflowOptionTable).Columns("workflow_id", "time_zone").Values(id, zone)); err != nil {
+			return fmt.Errorf("save time zone of workflow %d: %w", id, err)
+		}
+		return nil
+	})
 }
 
 // InsertWorkflow stores a new workflow and returns its id.
@@ -277,7 +375,15 @@ func (s *Store) UpdateWorkflow(ctx context.Context, w Workflow) (bool, error) {
 // DeleteWorkflow removes a workflow definition; its runs stay (they carry their graph).
 // It reports false when there was none.
 func (s *Store) DeleteWorkflow(ctx context.Context, id int) (bool, error) {
-	n, err := affected(s.exec(ctx, s.sb.Delete(WorkflowTable).Where(sq.Eq{"id": id})))
+	var n int64
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.SaveWorkflowZone(ctx, id, ""); err != nil {
+			return err
+		}
+		var err error
+		n, err = affected(s.exec(ctx, s.sb.Delete(WorkflowTable).Where(sq.Eq{"id": id})))
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("delete workflow %d: %w", id, err)
 	}
@@ -286,7 +392,7 @@ func (s *Store) DeleteWorkflow(ctx context.Context, id int) (bool, error) {
 
 // LoadWorkflow reads a workflow; ErrNotFound when there is none.
 func (s *Store) LoadWorkflow(ctx context.Context, id int) (Workflow, error) {
-	ws, err := s.workflows(ctx, s.sb.Select(workflowCols...).From(WorkflowTable).Where(sq.Eq{"id": id}))
+	ws, err := s.workflows(ctx, s.workflowSelect().Where(sq.Eq{"id": id}))
 	if err != nil {
 		return Workflow{}, err
 	}
@@ -307,7 +413,7 @@ func (s *Store) ListWorkflows(ctx context.Context, name string, offset, limit in
 	if err != nil {
 		return nil, 0, fmt.Errorf("count workflows: %w", err)
 	}
-	ws, err := s.workflows(ctx, s.sb.Select(workflowCols...).From(WorkflowTable).Where(where).
+	ws, err := s.workflows(ctx, s.workflowSelect().Where(where).
 		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
 	if err != nil {
 		return nil, 0, err
@@ -318,7 +424,7 @@ func (s *Store) ListWorkflows(ctx context.Context, name string, offset, limit in
 // DueWorkflows returns up to limit scheduled workflows whose next fire time is at or
 // before upTo (ms), earliest first.
 func (s *Store) DueWorkflows(ctx context.Context, upTo int64, limit int) ([]Workflow, error) {
-	return s.workflows(ctx, s.sb.Select(workflowCols...).From(WorkflowTable).
+	return s.workflows(ctx, s.workflowSelect().
 		Where(sq.Eq{"trigger_status": 1}).Where(sq.And{sq.Gt{"trigger_next_time": 0}, sq.LtOrEq{"trigger_next_time": upTo}}).
 		OrderBy("trigger_next_time ASC").Limit(uint64(limit)))
 }
@@ -345,11 +451,12 @@ func (s *Store) workflows(ctx context.Context, b sq.SelectBuilder) ([]Workflow, 
 	for rows.Next() {
 		var w Workflow
 		var groups string
+		var zone sql.NullString
 		if err := rows.Scan(&w.ID, &w.Name, &w.Graph, &groups, &w.ScheduleType, &w.ScheduleConf, &w.MisfireStrategy,
-			&w.FailurePolicy, &w.RunTimeout, &w.TriggerStatus, &w.TriggerNextTime, &w.Author, &w.AddTime, &w.UpdateTime); err != nil {
+			&w.FailurePolicy, &w.RunTimeout, &w.TriggerStatus, &w.TriggerNextTime, &w.Author, &w.AddTime, &w.UpdateTime, &zone); err != nil {
 			return nil, fmt.Errorf("scan workflow: %w", err)
 		}
-		w.Groups = splitIDs(groups)
+		w.Groups, w.TimeZone = splitIDs(groups), zone.String
 		out = append(out, w)
 	}
 	if err := rows.Err(); err != nil {
@@ -542,6 +649,46 @@ func (s *Store) WorkflowNodeRuns(ctx context.Context, runID int64) ([]NodeRun, e
 		return nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
 	}
 	return out, nil
+}
+
+// WorkflowNodeRunsWithResults is WorkflowNodeRuns with the log outcome of each running
+// node, read in the same statement (an advance's read of its run under the lock):
+// results has an entry per running node whose log row exists.
+func (s *Store) WorkflowNodeRunsWithResults(ctx context.Context, runID int64) ([]NodeRun, map[int64]LogResult, error) {
+	cols := make([]string, 0, len(nodeRunCols)+6)
+	for _, c := range nodeRunCols {
+		cols = append(cols, "n."+c)
+	}
+	cols = append(cols, "l.id", "l.trigger_time", "l.trigger_code", "l.trigger_msg", "l.handle_code", "l.handle_msg")
+	rows, err := s.query(ctx, s.sb.Select(cols...).From(WorkflowNodeRunTable+" n").
+		LeftJoin("xxl_job_log l ON l.id = n.log_id AND n.state = ?", WorkflowRunning).
+		Where(sq.Eq{"n.run_id": runID}).OrderBy("n.id ASC"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []NodeRun
+	results := map[int64]LogResult{}
+	for rows.Next() {
+		var n NodeRun
+		var param, output, tmsg, hmsg sql.NullString
+		var lid, tcode, hcode sql.NullInt64
+		var tt sql.NullTime
+		if err := rows.Scan(&n.ID, &n.RunID, &n.Node, &n.JobID, &n.State, &n.Attempt, &n.LogID, &param, &output,
+			&n.StartTime, &n.EndTime, &n.Msg, &lid, &tt, &tcode, &tmsg, &hcode, &hmsg); err != nil {
+			return nil, nil, fmt.Errorf("scan node of workflow run %d: %w", runID, err)
+		}
+		n.Param, n.Output = param.String, output.String
+		out = append(out, n)
+		if lid.Valid {
+			results[lid.Int64] = LogResult{ID: lid.Int64, TriggerTime: tt.Time, TriggerCode: int(tcode.Int64), TriggerMsg: tmsg.String,
+				HandleCode: int(hcode.Int64), HandleMsg: hmsg.String}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+	}
+	return out, results, nil
 }
 
 // UpdateNodeRun writes a node's state, attempt, log id, parameter, output, times and

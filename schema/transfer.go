@@ -128,6 +128,8 @@ type DumpWorkflow struct {
 	Author          string `json:"author"`
 	AddTime         int64  `json:"add_time"`
 	UpdateTime      int64  `json:"update_time"`
+	// TimeZone is the workflow's CRON zone (xxl_admin_workflow_option); "" the admin's.
+	TimeZone string `json:"time_zone,omitempty"`
 }
 
 // DumpUser is a row of xxl_job_user. Login tokens are sessions and are not carried.
@@ -224,7 +226,8 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 			d.Workflows = append(d.Workflows, DumpWorkflow{ID: w.ID, Name: w.Name, Graph: w.Graph, GroupIDs: w.Groups,
 				ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy,
 				FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout, TriggerStatus: w.TriggerStatus,
-				TriggerNextTime: w.TriggerNextTime, Author: w.Author, AddTime: w.AddTime, UpdateTime: w.UpdateTime})
+				TriggerNextTime: w.TriggerNextTime, Author: w.Author, AddTime: w.AddTime, UpdateTime: w.UpdateTime,
+				TimeZone: w.TimeZone})
 		}
 		return nil
 	})
@@ -366,7 +369,7 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 	}
 	// The workflow tables are created before the transaction (DDL ends one on MySQL).
 	workflows, err := st.HasWorkflowTables(ctx)
-	if err == nil && !workflows && len(d.Workflows) > 0 {
+	if err == nil && (!workflows || !st.WorkflowZonesEnabled()) && len(d.Workflows) > 0 {
 		if err = st.CreateWorkflowTables(ctx); err == nil {
 			workflows = true
 		}
@@ -433,6 +436,9 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 			if _, err := st.exec(ctx, st.sb.Insert(WorkflowTable).Columns(workflowCols...).Values(w.ID, w.Name, w.Graph,
 				joinIDs(w.GroupIDs), w.ScheduleType, w.ScheduleConf, w.MisfireStrategy, w.FailurePolicy, w.RunTimeout,
 				w.TriggerStatus, w.TriggerNextTime, w.Author, w.AddTime, w.UpdateTime)); err != nil {
+				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
+			}
+			if err := st.SaveWorkflowZone(ctx, w.ID, w.TimeZone); err != nil {
 				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
 			}
 		}

@@ -46,10 +46,11 @@ func fillTrial(t *testing.T, st *schema.Store) {
 	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, UpdateTime: at.UnixMilli()}))
 	_, err = st.InsertUser(ctx, schema.User{Username: "dev", Password: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", Permission: strconv.Itoa(g) + "," + strconv.Itoa(g2)})
 	require.NoError(t, err)
-	_, err = st.InsertWorkflow(ctx, schema.Workflow{Name: "nightly", Graph: `{"nodes":[{"name":"r","jobId":` + strconv.Itoa(parent) + `}]}`,
+	wf, err := st.InsertWorkflow(ctx, schema.Workflow{Name: "nightly", Graph: `{"nodes":[{"name":"r","jobId":` + strconv.Itoa(parent) + `}]}`,
 		Groups: []int{g}, ScheduleType: "CRON", ScheduleConf: "0 0 3 * * ?", MisfireStrategy: "DO_NOTHING", FailurePolicy: "STOP",
 		RunTimeout: 600, TriggerStatus: 1, TriggerNextTime: 1714618800000, Author: "ops", AddTime: 1714528800000, UpdateTime: 1714528800000})
 	require.NoError(t, err)
+	require.NoError(t, st.SaveWorkflowZone(ctx, wf, "Asia/Tokyo"))
 	_, err = st.InsertWorkflowRun(ctx, schema.WorkflowRun{WorkflowID: 1, Graph: "{}", FailurePolicy: "STOP", State: schema.WorkflowSucceeded,
 		TriggerType: "CRON"}, nil)
 	require.NoError(t, err)
@@ -135,6 +136,7 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	normalize(back)
 	require.Equal(t, d, back)
 	require.Equal(t, []string{"America/New_York"}, jobZones(back), "the job's time zone is exported and imported")
+	require.Equal(t, "Asia/Tokyo", back.Workflows[0].TimeZone, "the workflow's time zone is exported and imported")
 	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
 	require.Equal(t, "holidays", back.Calendars[0].Name)
 

@@ -26,6 +26,7 @@ type workflowJSON struct {
 	FailurePolicy   string          `json:"failurePolicy"`
 	RunTimeout      int             `json:"runTimeout"`
 	Scheduled       bool            `json:"scheduled"`
+	TimeZone        string          `json:"timeZone"`
 	TriggerNextTime *string         `json:"triggerNextTime"`
 	Author          string          `json:"author"`
 	UpdateTime      *string         `json:"updateTime"`
@@ -70,7 +71,7 @@ func (r *call) workflow(w schema.Workflow) workflowJSON {
 	}
 	return workflowJSON{ID: w.ID, Name: w.Name, Graph: rawGraph(w.Graph), Groups: groups, ScheduleType: w.ScheduleType,
 		ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout,
-		Scheduled: w.TriggerStatus == 1, TriggerNextTime: localMs(w.TriggerNextTime, loc), Author: w.Author,
+		Scheduled: w.TriggerStatus == 1, TimeZone: w.TimeZone, TriggerNextTime: localMs(w.TriggerNextTime, loc), Author: w.Author,
 		UpdateTime: localMs(w.UpdateTime, loc)}
 }
 
@@ -132,7 +133,7 @@ func workflowLoad(r *call) error {
 // graph as JSON text, and answers the id.
 func workflowSave(r *call) error {
 	d := workflow.Definition{Name: r.f.str("name"), ScheduleType: r.f.str("scheduleType"), ScheduleConf: r.f.str("scheduleConf"),
-		MisfireStrategy: r.f.str("misfireStrategy"), FailurePolicy: r.f.str("failurePolicy")}
+		MisfireStrategy: r.f.str("misfireStrategy"), FailurePolicy: r.f.str("failurePolicy"), TimeZone: r.f.str("timeZone")}
 	var err error
 	if d.ID, err = r.f.int("id", 0); err != nil {
 		return r.fail(err)

@@ -118,6 +118,19 @@ func TestWorkflowConsole(t *testing.T) {
 	require.NotNil(t, sched.TriggerNextTime)
 	require.Regexp(t, `^\d{4}-\d{2}-\d{2} 01:00:00$`, *sched.TriggerNextTime, "in the admin's zone")
 	c.ok("/workflow/remove", form("id", itoa(nightly)))
+	// In a zone of its own: the designer's field, kept and shown back.
+	one := `{"nodes":[{"name":"A","jobId":` + itoa(ja) + `}]}`
+	require.Equal(t, `Workflow not saved: Unknown time zone "Mars/Olympus": give an IANA zone id such as Europe/Berlin`,
+		c.post("/workflow/save", form("name", "zoned", "graph", one, "scheduleType", "CRON", "scheduleConf", "0 0 1 * * ?",
+			"scheduled", "1", "timeZone", "Mars/Olympus"), console.LangHeader, "en").env(t).msg())
+	zoned := decodeAs[int](t, c.ok("/workflow/save", form("name", "zoned", "graph", one, "scheduleType", "CRON",
+		"scheduleConf", "0 0 1 * * ?", "scheduled", "1", "timeZone", "Pacific/Chatham")).payload())
+	var z struct {
+		TimeZone string `json:"timeZone"`
+	}
+	require.NoError(t, json.Unmarshal(c.ok("/workflow/load", form("id", itoa(zoned))).payload(), &z))
+	require.Equal(t, "Pacific/Chatham", z.TimeZone)
+	c.ok("/workflow/remove", form("id", itoa(zoned)))
 
 	// The designer saves again under the same id.
 	c.ok("/workflow/save", form("id", itoa(id), "name", "diamond", "graph", diamond, "scheduleType", "NONE", "runTimeout", "900"))

@@ -48,6 +48,7 @@ type workflowBody struct {
 	FailurePolicy   string          `json:"failurePolicy"`
 	RunTimeout      int             `json:"runTimeout"`
 	Scheduled       bool            `json:"scheduled"`
+	TimeZone        string          `json:"timeZone"`
 	Input           string          `json:"input"`
 	Search          string          `json:"search"`
 	RunID           *int64          `json:"runId"`
@@ -67,6 +68,7 @@ type workflowJSON struct {
 	FailurePolicy   string          `json:"failurePolicy"`
 	RunTimeout      int             `json:"runTimeout"`
 	Scheduled       bool            `json:"scheduled"`
+	TimeZone        string          `json:"timeZone"`
 	TriggerNextTime int64           `json:"triggerNextTime"`
 	Author          string          `json:"author"`
 	UpdateTime      *string         `json:"updateTime"`
@@ -79,7 +81,8 @@ func workflowOut(w schema.Workflow, loc *time.Location) workflowJSON {
 	}
 	return workflowJSON{ID: w.ID, Name: w.Name, Graph: graph, Groups: append([]int{}, w.Groups...), ScheduleType: w.ScheduleType,
 		ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout,
-		Scheduled: w.TriggerStatus == 1, TriggerNextTime: w.TriggerNextTime, Author: w.Author, UpdateTime: msTime(w.UpdateTime, loc)}
+		Scheduled: w.TriggerStatus == 1, TimeZone: w.TimeZone, TriggerNextTime: w.TriggerNextTime, Author: w.Author,
+		UpdateTime: msTime(w.UpdateTime, loc)}
 }
 
 // runJSON is a run as the calls show it; nodes only in getWorkflowRun.
@@ -165,7 +168,8 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 	switch uri {
 	case "addWorkflow", "updateWorkflow":
 		d := workflow.Definition{Name: b.Name, Graph: *b.Graph, ScheduleType: b.ScheduleType, ScheduleConf: b.ScheduleConf,
-			MisfireStrategy: b.MisfireStrategy, FailurePolicy: b.FailurePolicy, RunTimeout: b.RunTimeout, Scheduled: b.Scheduled}
+			MisfireStrategy: b.MisfireStrategy, FailurePolicy: b.FailurePolicy, RunTimeout: b.RunTimeout, Scheduled: b.Scheduled,
+			TimeZone: b.TimeZone}
 		if uri == "updateWorkflow" {
 			d.ID = *b.ID
 		}

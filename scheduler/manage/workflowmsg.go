@@ -31,6 +31,7 @@ var workflowReasons = []struct {
 	{regexp.MustCompile(`^edge (.+) is given twice$`), "console_wf_edge_twice"},
 	{regexp.MustCompile(`^edge (.+): an output condition needs equals$`), "console_wf_equals"},
 	{regexp.MustCompile(`^has no nodes$`), "console_wf_no_nodes"},
+	{regexp.MustCompile(`^unknown time zone "(.*)": `), "console_unknown_zone"},
 }
 
 // workflowRefusal is a refused definition: Msg as the engine words it (what scripts

@@ -1,12 +1,14 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -39,6 +41,9 @@ type Definition struct {
 	RunTimeout int
 	// Scheduled turns the schedule on.
 	Scheduled bool
+	// TimeZone is the IANA zone a CRON schedule is evaluated in, as a job's; "" is
+	// the admin's zone.
+	TimeZone string
 }
 
 // MayManage reports whether the caller may manage jobs of an executor group; nil
@@ -48,6 +53,7 @@ type MayManage func(group int) bool
 // normalize fills in the defaults.
 func (d *Definition) normalize() {
 	d.Name = strings.TrimSpace(d.Name)
+	d.TimeZone = strings.TrimSpace(d.TimeZone)
 	if d.ScheduleType == "" {
 		d.ScheduleType = ScheduleNone
 	}
@@ -86,6 +92,11 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	}
 	if d.RunTimeout < 0 {
 		return nil, refuse("", "the run timeout cannot be negative")
+	}
+	if d.TimeZone != "" {
+		if _, err := scheduler.LoadZone(d.TimeZone); err != nil {
+			return nil, refuse("", "%s", err.Error())
+		}
 	}
 	if _, err := check(d.Graph); err != nil {
 		return nil, err
@@ -129,25 +140,36 @@ func (e *Engine) Save(ctx context.Context, d Definition, author string, may MayM
 	now := e.clock.Now()
 	w := schema.Workflow{ID: d.ID, Name: d.Name, Graph: d.Graph.JSON(), Groups: groups, ScheduleType: d.ScheduleType,
 		ScheduleConf: d.ScheduleConf, MisfireStrategy: d.MisfireStrategy, FailurePolicy: d.FailurePolicy,
-		RunTimeout: d.RunTimeout, Author: author, AddTime: now.UnixMilli(), UpdateTime: now.UnixMilli()}
+		RunTimeout: d.RunTimeout, Author: author, AddTime: now.UnixMilli(), UpdateTime: now.UnixMilli(), TimeZone: d.TimeZone}
 	if d.Scheduled {
-		next, ok, err := e.sched.NextFireTime(schema.Job{ScheduleType: d.ScheduleType, ScheduleConf: d.ScheduleConf}, now)
+		next, ok, err := e.sched.NextFireTime(scheduleOf(w), now)
 		if err != nil || !ok {
 			return 0, refuse("", "schedule %s %q has no next fire time", d.ScheduleType, d.ScheduleConf)
 		}
 		w.TriggerStatus, w.TriggerNextTime = 1, next.UnixMilli()
 	}
-	if d.ID == 0 {
-		return e.store.InsertWorkflow(ctx, w)
-	}
-	found, err := e.store.UpdateWorkflow(ctx, w)
+	id := d.ID
+	err = e.store.InTx(ctx, func(ctx context.Context) error {
+		if id == 0 {
+			var err error
+			if id, err = e.store.InsertWorkflow(ctx, w); err != nil {
+				return err
+			}
+		} else if found, err := e.store.UpdateWorkflow(ctx, w); err != nil || !found {
+			return cmp.Or(err, schema.ErrNotFound)
+		}
+		return e.store.SaveWorkflowZone(ctx, id, w.TimeZone)
+	})
 	if err != nil {
 		return 0, err
 	}
-	if !found {
-		return 0, schema.ErrNotFound
-	}
-	return d.ID, nil
+	return id, nil
+}
+
+// scheduleOf is the job-shaped schedule of a workflow, for the scheduler's
+// NextFireTime: its CRON in its zone, as a job's.
+func scheduleOf(w schema.Workflow) schema.Job {
+	return schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, TimeZone: w.TimeZone}
 }
 
 // Remove deletes a workflow definition; its runs stay, and those under way finish.

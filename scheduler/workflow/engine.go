@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,16 +14,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // Scheduler is what the engine needs of the job scheduler (*scheduler.Scheduler).
 type Scheduler interface {
-	Trigger(ctx context.Context, req scheduler.TriggerRequest) error
+	TriggerNode(ctx context.Context, req scheduler.TriggerRequest, job schema.Job) (int, error)
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
 	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
 	Instance() string
+	AlarmWorkflowRun(ctx context.Context, recipients []string, a alarm.Alarm) bool
 }
 
 // Config is what an Engine runs on.
@@ -47,11 +51,18 @@ type Engine struct {
 	// plans are checked graphs by their JSON text (planOf).
 	plans     sync.Map
 	planCount atomic.Int64
-	wg        sync.WaitGroup
-	stop      chan struct{}
-	once      sync.Once
-	mu        sync.Mutex
-	done      bool
+	// local are the runs of the node logs this admin fired (log id → run id), so that
+	// their callbacks, when they come back here, advance the run without a look-up;
+	// active is false while no run was running at the loop's last look, so that the
+	// callbacks of plain jobs cost no look-up either (see Notify).
+	local      sync.Map
+	localCount atomic.Int64
+	active     atomic.Bool
+	wg         sync.WaitGroup
+	stop       chan struct{}
+	once       sync.Once
+	mu         sync.Mutex
+	done       bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -81,8 +92,10 @@ func New(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
+	e := &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
 		metrics: newMetrics(), stop: make(chan struct{})}
+	e.active.Store(true) // until the loop has looked
+	return e
 }
 
 // Start launches the loop that starts scheduled workflows and runs the safety net.
@@ -100,7 +113,7 @@ func (e *Engine) Start() {
 			case <-t.C:
 			}
 			ctx := context.Background()
-			failing = e.loopState(failing, errors.Join(e.ScheduleOnce(ctx), e.CheckOnce(ctx)))
+			failing = e.loopState(failing, errors.Join(e.ScheduleOnce(ctx), e.CheckOnce(ctx), e.lookActive(ctx)))
 		}
 	}()
 }
@@ -133,8 +146,28 @@ func (e *Engine) Wait() { e.wg.Wait() }
 
 // Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
 // monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
-// of their own.
+// of their own. The logs this admin fired name their runs from memory; the others are
+// looked up in the node table only while some run is running (lookActive): a callback
+// of a plain job costs no statement when no workflow runs.
 func (e *Engine) Notify(logIDs []int64) {
+	var runs []int64
+	rest := logIDs[:0:0]
+	for _, id := range logIDs {
+		if run, ok := e.local.LoadAndDelete(id); ok {
+			e.localCount.Add(-1)
+			if !slices.Contains(runs, run.(int64)) {
+				runs = append(runs, run.(int64))
+			}
+			continue
+		}
+		rest = append(rest, id)
+	}
+	if !e.active.Load() {
+		rest = nil
+	}
+	if len(runs) == 0 && len(rest) == 0 {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.done {
@@ -145,10 +178,16 @@ func (e *Engine) Notify(logIDs []int64) {
 	go func() {
 		defer e.wg.Done()
 		ctx := context.Background()
-		runs, err := e.store.WorkflowRunsOfLogs(ctx, logIDs)
-		if err != nil {
-			e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
-			return
+		if len(rest) > 0 {
+			more, err := e.store.WorkflowRunsOfLogs(ctx, rest)
+			if err != nil {
+				e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
+			}
+			for _, id := range more {
+				if !slices.Contains(runs, id) {
+					runs = append(runs, id)
+				}
+			}
 		}
 		for _, id := range runs {
 			if err := e.advanceSince(ctx, id, stored); err != nil {
@@ -156,6 +195,35 @@ func (e *Engine) Notify(logIDs []int64) {
 			}
 		}
 	}()
+}
+
+// remember notes that this admin fired a node's log, for Notify. A callback that goes
+// to another admin leaves its entry behind: past maxLocal entries, all are dropped
+// (their callbacks are then looked up, as any other's).
+func (e *Engine) remember(logID, runID int64) {
+	if e.localCount.Add(1) > maxLocal {
+		e.local.Clear()
+		e.localCount.Store(1)
+	}
+	e.local.Store(logID, runID)
+	e.active.Store(true)
+}
+
+// maxLocal bounds the logs remember keeps.
+const maxLocal = 100000
+
+// lookActive notes whether any run is running, for Notify; a run this admin starts or
+// fires a node of sets it at once. A run started by another admin is seen here within
+// LoopEvery; a callback of its nodes that comes here before is advanced by the safety
+// net.
+func (e *Engine) lookActive(ctx context.Context) error {
+	ids, err := e.store.DueWorkflowRuns(ctx, math.MaxInt64, 1)
+	if err != nil {
+		e.active.Store(true)
+		return err
+	}
+	e.active.Store(len(ids) > 0)
+	return nil
 }
 
 // CheckOnce is one pass of the safety net: it advances the running runs whose check
@@ -200,7 +268,7 @@ func (e *Engine) fireScheduled(ctx context.Context, w schema.Workflow, now time.
 		from, trigger = now, "MISFIRE"
 	}
 	start := trigger == "CRON" || w.MisfireStrategy == MisfireFireOnceNow
-	next, ok, err := e.sched.NextFireTime(schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf}, from)
+	next, ok, err := e.sched.NextFireTime(scheduleOf(w), from)
 	nextMs, status := next.UnixMilli(), 1
 	if err != nil || !ok {
 		nextMs, status = 0, 0 // no next time: the workflow stops, as a job does

@@ -52,6 +52,7 @@ type testBundle struct {
 	admins []*admin
 	ex     *executortest.Executor
 	group  int
+	mailer scheduler.Mailer
 }
 
 func (b *testBundle) a() *admin { return b.admins[0] }
@@ -60,7 +61,13 @@ func (b *testBundle) a() *admin { return b.admins[0] }
 // on it and a Java-like fake executor calling back to all of them.
 func setup(t *testing.T, kind string, n int) *testBundle {
 	t.Helper()
-	b := &testBundle{ctx: context.Background(), kind: kind, clock: clock.NewFake(t0)}
+	return setupAlarms(t, kind, n, nil)
+}
+
+// setupAlarms is setup with admins that send alarms through mailer.
+func setupAlarms(t *testing.T, kind string, n int, mailer scheduler.Mailer) *testBundle {
+	t.Helper()
+	b := &testBundle{ctx: context.Background(), kind: kind, clock: clock.NewFake(t0), mailer: mailer}
 	var open func() *schema.Store
 	switch kind {
 	case "mysql":
@@ -95,7 +102,7 @@ func setup(t *testing.T, kind string, n int) *testBundle {
 
 func (b *testBundle) startAdmin(t *testing.T, st *schema.Store) *admin {
 	t.Helper()
-	sched := scheduler.New(scheduler.Config{Lang: i18n.En, Location: b.loc, AdminIP: "10.0.0.1", LogRetentionDays: 30, Logger: quiet}, st,
+	sched := scheduler.New(scheduler.Config{Lang: i18n.En, Location: b.loc, AdminIP: "10.0.0.1", LogRetentionDays: 30, Logger: quiet, Mailer: b.mailer}, st,
 		scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: 2 * time.Second}), AccessToken: token}, b.clock)
 	eng := workflow.New(workflow.Config{Store: st, Scheduler: sched, Clock: b.clock, Location: b.loc, Logger: quiet})
 	sched.OnResultsStored(eng.Notify)

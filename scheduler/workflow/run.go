@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow/template"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -19,7 +21,7 @@ import (
 type send struct {
 	runID  int64
 	node   string
-	jobID  int
+	job    schema.Job
 	logID  int64
 	marker string
 	param  string
@@ -73,10 +75,17 @@ type step struct {
 	sends []send
 	kills []int64
 	bad   error // the graph cannot be read (see locked)
+	// endedFailed is set when this step ended the run failed: its alarm is sent after
+	// the commit.
+	endedFailed bool
+	// results are the log outcomes of the running nodes, read with them (locked).
+	results map[int64]schema.LogResult
 }
 
 func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills []int64, err error) {
+	var ended *step
 	err = e.store.InTx(ctx, func(ctx context.Context) error {
+		ended = nil
 		s, err := e.locked(ctx, runID)
 		if errors.Is(err, schema.ErrNotFound) {
 			return nil
@@ -84,6 +93,7 @@ func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills 
 		if err != nil || s.run.State != schema.WorkflowRunning {
 			return err
 		}
+		ended = s
 		if s.bad != nil { // a hand-edited run: nothing can be decided in it
 			return s.end(schema.WorkflowFailed, "the run's graph cannot be read: "+s.bad.Error())
 		}
@@ -108,7 +118,66 @@ func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills 
 	if err != nil {
 		return nil, nil, err
 	}
+	if ended != nil && ended.endedFailed {
+		e.alarmRun(ended)
+	}
 	return sends, kills, nil
+}
+
+// alarmRun sends the alarm of a run that step ended failed, on a goroutine of its own
+// (a slow mail server never holds up the run's kills or other runs). The admin whose
+// advance committed the end sends it, so a run's failure is alarmed once; an admin that
+// stops between that commit and the send loses it (the failed nodes' own alarms, by
+// their jobs' settings, are not lost: the fail monitor sends those). The recipients are
+// the alarm settings of the run's nodes' jobs (addresses and webhook:<name> channels,
+// each once) and the default channels (docs/WORKFLOWS.md, "Alarms").
+func (e *Engine) alarmRun(s *step) {
+	run := s.run
+	var jobIDs []int
+	node := schema.NodeRun{}
+	for _, n := range s.nodes {
+		if !slices.Contains(jobIDs, n.JobID) {
+			jobIDs = append(jobIDs, n.JobID)
+		}
+	}
+	if s.p != nil { // the node that failed the run, else the first that failed
+		pick := s.unhandled()
+		for _, name := range s.p.order {
+			if pick == "" && s.nodes[name].State == schema.WorkflowFailed {
+				pick = name
+			}
+		}
+		if pick != "" {
+			node = *s.nodes[pick]
+		}
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		ctx := context.Background()
+		name := "?"
+		if w, err := e.store.LoadWorkflow(ctx, run.WorkflowID); err == nil {
+			name = w.Name
+		}
+		var recipients []string
+		jobs, err := e.store.LoadJobs(ctx, jobIDs)
+		if err != nil {
+			e.log.Warn("could not read the jobs of a failed workflow run; alarmed to the default channels only", "run_id", run.ID, "err", err)
+		}
+		for _, id := range jobIDs {
+			if j, ok := jobs[id]; ok && strings.TrimSpace(j.AlarmEmail) != "" {
+				recipients = append(recipients, j.AlarmEmail)
+			}
+		}
+		desc := fmt.Sprintf("workflow %q (id %d), run %d", name, run.WorkflowID, run.ID)
+		if node.Node != "" {
+			desc += fmt.Sprintf(", node %q", node.Node)
+		}
+		a := alarm.Alarm{JobID: node.JobID, JobDesc: desc, LogID: node.LogID, HandleCode: 500, HandleMsg: run.Msg}
+		if !e.sched.AlarmWorkflowRun(ctx, recipients, a) {
+			e.log.Warn("the alarm of a failed workflow run was not delivered to every recipient", "run_id", run.ID, "workflow_id", run.WorkflowID)
+		}
+	}()
 }
 
 func (s *step) set(n *schema.NodeRun, state, msg string) {
@@ -137,21 +206,9 @@ func (s *step) job(id int) (schema.Job, bool, error) {
 }
 
 // collect finishes the running nodes whose log has a result, or readies their next
-// attempt.
+// attempt. Their logs were read with the nodes, in the statement after the lock.
 func (s *step) collect() error {
-	var ids []int64
-	for _, n := range s.nodes {
-		if n.State == schema.WorkflowRunning && n.LogID > 0 {
-			ids = append(ids, n.LogID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	results, err := s.e.store.LogResults(s.ctx, ids)
-	if err != nil {
-		return err
-	}
+	results := s.results
 	for _, name := range s.p.order {
 		n := s.nodes[name]
 		if n.State != schema.WorkflowRunning || n.LogID == 0 {
@@ -393,7 +450,7 @@ func (e *Engine) dispatch(ctx context.Context, runID int64, n *schema.NodeRun, j
 	if n.Attempt == 1 {
 		n.StartTime, n.Msg = now.UnixMilli(), ""
 	}
-	return send{runID: runID, node: n.Node, jobID: job.ID, logID: logID, marker: marker, param: param}, nil
+	return send{runID: runID, node: n.Node, job: job, logID: logID, marker: marker, param: param}, nil
 }
 
 // finish writes the changed nodes, and ends the run when every node is final.
@@ -442,43 +499,57 @@ func (s *step) end(state, msg string) error {
 	if err := s.e.store.UpdateWorkflowRun(s.ctx, s.run); err != nil {
 		return err
 	}
+	s.endedFailed = state == schema.WorkflowFailed
 	s.e.runEvent(state)
 	s.e.log.Info("workflow run ended", "run_id", s.run.ID, "workflow_id", s.run.WorkflowID, "state", state, "msg", msg)
 	return nil
 }
 
 // fire sends the written fires, concurrently, each through the ordinary trigger path
-// with its log row as the claim row and no retry of the trigger's own (the engine
-// retries). It reports whether one of them failed at once (no executor, refused), so
-// that the run is advanced again.
+// with its log row as the claim row, the job the advance read, and no retry of the
+// trigger's own (the engine retries). It reports whether one of them failed at once
+// (no executor, refused), so that the run is advanced again: the trigger answers its
+// code, and only a trigger that ended without one has its row read.
 func (e *Engine) fire(ctx context.Context, sends []send, since time.Time) bool {
 	var wg sync.WaitGroup
-	for _, snd := range sends {
+	codes := make([]int, len(sends))
+	for i, snd := range sends {
+		e.remember(snd.logID, snd.runID)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			param := snd.param
 			e.dispatched(since)
-			err := e.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: snd.jobID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
-				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker})
+			code, err := e.sched.TriggerNode(ctx, scheduler.TriggerRequest{JobID: snd.job.ID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
+				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job)
 			if err != nil {
-				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.jobID, "log_id", snd.logID, "err", err)
+				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.job.ID, "log_id", snd.logID, "err", err)
 			}
+			codes[i] = code
 		}()
 	}
 	wg.Wait()
-	ids := make([]int64, len(sends))
-	for i, snd := range sends {
-		ids[i] = snd.logID
+	var unknown []int64
+	for i, code := range codes {
+		switch code {
+		case 200:
+		case 0:
+			unknown = append(unknown, sends[i].logID)
+		default:
+			return true // a failed trigger has no callback
+		}
 	}
-	results, err := e.store.LogResults(ctx, ids)
+	if len(unknown) == 0 {
+		return false
+	}
+	results, err := e.store.LogResults(ctx, unknown)
 	if err != nil {
 		return false
 	}
 	for _, r := range results {
 		// A result that came by callback advances the run in the callback path
 		// (Notify): the node row was committed before the send, so the callback finds
-		// it. A failed trigger has no callback.
+		// it.
 		if r.HandleCode == 0 && r.TriggerCode != 0 && r.TriggerCode != 200 {
 			return true
 		}
@@ -586,12 +657,12 @@ func (e *Engine) locked(ctx context.Context, runID int64) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.store.WorkflowNodeRuns(ctx, runID)
+	rows, results, err := e.store.WorkflowNodeRunsWithResults(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	s := &step{e: e, ctx: ctx, run: run, nodes: map[string]*schema.NodeRun{}, dirty: map[string]bool{}, now: e.clock.Now(),
-		param: map[string]string{}}
+		param: map[string]string{}, results: results}
 	for i := range rows {
 		s.nodes[rows[i].Node] = &rows[i]
 	}

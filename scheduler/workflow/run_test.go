@@ -189,7 +189,9 @@ func TestRunTimeout(t *testing.T) {
 // noSend is an admin that dies between committing a node's fire and sending it.
 type noSend struct{ *scheduler.Scheduler }
 
-func (noSend) Trigger(context.Context, scheduler.TriggerRequest) error { return nil }
+func (noSend) TriggerNode(context.Context, scheduler.TriggerRequest, schema.Job) (int, error) {
+	return 0, nil
+}
 
 // A fire whose admin died before sending it is never sent again: after
 // UncertainAfter the safety net closes its log row and fails the node, without a
@@ -429,4 +431,54 @@ func TestUnreadableRunGraph(t *testing.T) {
 		require.Error(t, b.a().eng.Rerun(b.ctx, id), "a run that cannot be read is not re-run")
 	}
 	require.Empty(t, b.ex.Calls())
+}
+
+// A workflow's CRON is evaluated in its own IANA zone, as a zoned job's: 09:00 in New
+// York, whatever the admin's zone; an unknown zone is refused on save.
+func TestScheduleInZone(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"mysql", "postgres", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, kind, 1)
+			g := workflow.Graph{Nodes: []workflow.Node{{Name: "A", JobID: b.job(t, "a", nil)}}}
+			d := workflow.Definition{Name: "nine in New York", Graph: g, ScheduleType: workflow.ScheduleCron,
+				ScheduleConf: "0 0 9 * * ?", Scheduled: true, TimeZone: "America/Nowhere"}
+			_, err := b.a().eng.Save(b.ctx, d, "tester", nil)
+			require.True(t, workflow.IsRefusal(err), "%v", err)
+			require.ErrorContains(t, err, `unknown time zone "America/Nowhere"`)
+
+			d.TimeZone = "America/New_York"
+			wf, err := b.a().eng.Save(b.ctx, d, "tester", nil)
+			require.NoError(t, err)
+			w, err := b.store.LoadWorkflow(b.ctx, wf)
+			require.NoError(t, err)
+			require.Equal(t, "America/New_York", w.TimeZone)
+			first := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC) // 09:00 EST
+			require.Equal(t, first.UnixMilli(), w.TriggerNextTime)
+
+			b.clock.Advance(first.Sub(b.clock.Now()))
+			require.NoError(t, b.a().eng.ScheduleOnce(b.ctx))
+			runs, total, err := b.store.ListWorkflowRuns(b.ctx, wf, 0, 10)
+			require.NoError(t, err)
+			require.Equal(t, 1, total)
+			require.Equal(t, first.UnixMilli(), runs[0].FireTime)
+			b.waitRun(t, runs[0].ID)
+			w, err = b.store.LoadWorkflow(b.ctx, wf)
+			require.NoError(t, err)
+			require.Equal(t, first.Add(24*time.Hour).UnixMilli(), w.TriggerNextTime, "the next day's 09:00 in New York")
+
+			d.ID, d.TimeZone = wf, ""
+			_, err = b.a().eng.Save(b.ctx, d, "tester", nil)
+			require.NoError(t, err)
+			w, err = b.store.LoadWorkflow(b.ctx, wf)
+			require.NoError(t, err)
+			require.Empty(t, w.TimeZone)
+			next := time.Date(2026, 11, 27, 9, 0, 0, 0, b.loc)
+			if !next.After(b.clock.Now()) {
+				next = next.AddDate(0, 0, 1)
+			}
+			require.Equal(t, next.UnixMilli(), w.TriggerNextTime, "without a zone: 09:00 in the admin's zone")
+		})
+	}
 }

@@ -64,11 +64,42 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, 0, total)
 
+		// The time zone lives in the option table and comes back with every read.
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "America/New_York"))
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "Asia/Tokyo"), "saved again: replaced")
+		got, err = b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", got.TimeZone)
+		ws, _, err = b.st.ListWorkflows(b.ctx, "renamed", 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", ws[0].TimeZone)
+		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
+			_, err := b.st.MoveWorkflowNextTime(ctx, id, 0, 1_700_000_000_000, 1)
+			return err
+		}))
+		due, err := b.st.DueWorkflows(b.ctx, 1_700_000_000_000, 10)
+		require.NoError(t, err)
+		require.Len(t, due, 0, "not scheduled: the move needs trigger_status 1")
+		in.TriggerStatus, in.TriggerNextTime = 1, 1_700_000_000_000
+		_, err = b.st.UpdateWorkflow(b.ctx, in)
+		require.NoError(t, err)
+		due, err = b.st.DueWorkflows(b.ctx, 1_700_000_000_000, 10)
+		require.NoError(t, err)
+		require.Equal(t, "Asia/Tokyo", due[0].TimeZone)
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, ""))
+		got, err = b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Empty(t, got.TimeZone, "no row: the admin's zone")
+		require.NoError(t, b.st.SaveWorkflowZone(b.ctx, id, "Asia/Tokyo"))
+
 		done, err = b.st.DeleteWorkflow(b.ctx, id)
 		require.NoError(t, err)
 		require.True(t, done)
 		_, err = b.st.LoadWorkflow(b.ctx, id)
 		require.ErrorIs(t, err, schema.ErrNotFound)
+		var zones int
+		require.NoError(t, b.st.DB().QueryRowContext(b.ctx, "SELECT COUNT(*) FROM "+schema.WorkflowOptionTable).Scan(&zones))
+		require.Zero(t, zones, "the delete removed the zone's row")
 		done, err = b.st.DeleteWorkflow(b.ctx, id)
 		require.NoError(t, err)
 		require.False(t, done)
@@ -162,6 +193,17 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, 200, res[logID].HandleCode)
 		require.Equal(t, `{"file":"x.csv"}`, res[logID].HandleMsg)
+		// The advance's read: the nodes, and the outcome of the running ones' logs.
+		joined, jres, err := b.st.WorkflowNodeRunsWithResults(b.ctx, id)
+		require.NoError(t, err)
+		plain, err := b.st.WorkflowNodeRuns(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, plain, joined)
+		require.Len(t, jres, 1, "only the running node's log")
+		require.Equal(t, 200, jres[logID].HandleCode)
+		require.Equal(t, `{"file":"x.csv"}`, jres[logID].HandleMsg)
+		require.Equal(t, "xxl-admin-go:workflow:x", jres[logID].TriggerMsg)
+		b.requireTime(t, b.at("2024-05-01 10:00:00"), jres[logID].TriggerTime)
 
 		// A transaction that rolls back leaves neither the log row nor the node change.
 		require.Error(t, b.st.InTx(b.ctx, func(ctx context.Context) error {

@@ -303,6 +303,7 @@
       f.namedItem('id').value = w ? w.id : '';
       if (w) {
         for (const k of ['name', 'scheduleType', 'scheduleConf', 'misfireStrategy', 'failurePolicy', 'runTimeout']) f.namedItem(k).value = w[k];
+        f.namedItem('timeZone').value = w.timeZone || '';
         f.namedItem('scheduled').checked = w.scheduled;
       }
       g = w ? { nodes: w.graph.nodes || [], edges: w.graph.edges || [] } : { nodes: [], edges: [] };
@@ -329,7 +330,7 @@
       id: f.namedItem('id').value || undefined, name, graph: JSON.stringify(graph),
       scheduleType: f.namedItem('scheduleType').value, scheduleConf: f.namedItem('scheduleConf').value.trim(),
       misfireStrategy: f.namedItem('misfireStrategy').value, failurePolicy: f.namedItem('failurePolicy').value,
-      runTimeout: f.namedItem('runTimeout').value || '0', scheduled: f.namedItem('scheduled').checked ? '1' : '0',
+      runTimeout: f.namedItem('runTimeout').value || '0', timeZone: f.namedItem('timeZone').value.trim(), scheduled: f.namedItem('scheduled').checked ? '1' : '0',
     };
     await busy(document.getElementById('btn-save-wf'), async () => {
       try {

@@ -422,9 +422,15 @@ func schedulerShutdown(total time.Duration) time.Duration {
 func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Scheduler, clk clock.Clock, loc *time.Location,
 	log *slog.Logger) *workflow.Engine {
 	has, err := store.HasWorkflowTables(ctx)
-	if err == nil && !has {
-		if err = store.CreateWorkflowTables(ctx); err == nil {
+	if err == nil && (!has || !store.WorkflowZonesEnabled()) {
+		cerr := store.CreateWorkflowTables(ctx)
+		switch {
+		case cerr == nil:
 			log.Info("created the workflow tables", "table", schema.WorkflowTable)
+		case !has:
+			err = cerr
+		default: // the workflows work; only their time zones wait for the table
+			log.Warn("workflow time zones off: table "+schema.WorkflowOptionTable+" is missing and could not be created; every workflow runs in the admin's zone until `xxl-admin-go schema upgrade` adds it", "err", cerr)
 		}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package adminapp
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,7 +55,27 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.add' AND actor = ? AND target_kind = 'workflow' AND target_id = ? AND outcome = 'ok'",
 		actor, strconv.FormatInt(mine, 10)))
 
-	r := b.bearer(t, rw.Secret, "addWorkflow", body(own, other))
+	// timeZone: a CRON in the workflow's IANA zone, shown back by getWorkflow.
+	zoned := `{"name":"z","scheduleType":"CRON","scheduleConf":"0 0 9 * * ?","scheduled":true,"timeZone":"%s",` +
+		`"graph":{"nodes":[{"name":"a","jobId":` + strconv.Itoa(own) + `}]}}`
+	r := b.admin(t, "addWorkflow", fmt.Sprintf(zoned, "Nowhere/Land"))
+	require.Equal(t, 500, r.Code)
+	require.Contains(t, r.msg(), `unknown time zone "Nowhere/Land"`)
+	z := dataInt(b.admin(t, "addWorkflow", fmt.Sprintf(zoned, "Asia/Kolkata")))
+	r = b.admin(t, "getWorkflow", `{"id":`+strconv.FormatInt(z, 10)+`}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	var zw struct {
+		TimeZone        string `json:"timeZone"`
+		TriggerNextTime int64  `json:"triggerNextTime"`
+	}
+	require.NoError(t, json.Unmarshal(r.Data, &zw))
+	require.Equal(t, "Asia/Kolkata", zw.TimeZone)
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	require.NoError(t, err)
+	require.Equal(t, "09:00:00", time.UnixMilli(zw.TriggerNextTime).In(kolkata).Format(time.TimeOnly))
+	require.Equal(t, 200, b.admin(t, "removeWorkflow", `{"id":`+strconv.FormatInt(z, 10)+`}`).Code)
+
+	r = b.bearer(t, rw.Secret, "addWorkflow", body(own, other))
 	require.Equal(t, 500, r.Code)
 	require.Contains(t, r.msg(), `workflow node "n1": job `+strconv.Itoa(other)+` is in executor group 2, which you may not manage`)
 
