@@ -16,7 +16,7 @@ func (u *UI) audit(c *fiber.Ctx) error {
 	if !pr.Admin() {
 		return u.errorPage(c, errAdminOnly)
 	}
-	p := u.newPage(c, "audit", "audit_title")
+	p := u.newListPage(c, "audit", "audit_title", &auditList)
 	actions := make([]option, len(manage.Actions))
 	for i, a := range manage.Actions {
 		actions[i] = option{a, p.T(auditActionKey(a))}

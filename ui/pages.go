@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
@@ -212,7 +216,8 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "jobs", "jobs_title")
+	p := u.newListPage(c, "jobs", "jobs_title", &jobsList)
+	p.Scripts = append([]string{"cronbuilder.js"}, p.Scripts...)
 	opts := u.jobOptions(p)
 	selected := queryInt(c, "jobGroup", 0)
 	if !pr.CanGroup(selected) && selected > 0 {
@@ -288,7 +293,11 @@ func (u *UI) glue(c *fiber.Ctx) error {
 		})
 	}
 	p.Boot["jobId"] = job.ID
+	p.Boot["glueType"] = job.GlueType
 	p.Boot["versions"] = versions
+	p.Scripts = append([]string{"editor.js"}, p.Scripts...)
+	p.StyleNonce = newNonce()
+	p.Boot["styleNonce"] = p.StyleNonce
 	p.Boot["editable"] = pr.Admin()
 	updated := ""
 	if !job.GlueUpdatetime.IsZero() {
@@ -310,7 +319,7 @@ func (u *UI) logs(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "logs", "logs_title")
+	p := u.newListPage(c, "logs", "logs_title", &logsList)
 	group, jobID := queryInt(c, "jobGroup", 0), queryInt(c, "jobId", 0)
 	jobLabel := ""
 	if jobID > 0 {
@@ -332,6 +341,7 @@ func (u *UI) logs(c *fiber.Ctx) error {
 	}
 	p.Boot["groups"] = groupRefs(groups)
 	p.Boot["group"] = group
+	p.Boot["rewordings"] = rewordings(p.lang)
 	p.Boot["jobId"] = jobID
 	p.Boot["jobLabel"] = jobLabel
 	p.Data = struct {
@@ -342,6 +352,31 @@ func (u *UI) logs(c *fiber.Ctx) error {
 		Rules    []option
 	}{groupRefs(groups), group, jobID, jobLabel, clearRules(p)}
 	return u.render(c, fiber.StatusOK, p)
+}
+
+// newNonce is a fresh CSP nonce: 128 random bits in hex (base64's alphabet is valid
+// too, but its "+" and "/" are escaped in the page's JSON).
+func newNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24+)
+	return hex.EncodeToString(b)
+}
+
+// rewordings pair the fixed texts of stored trigger and result messages — the log
+// texts and the routing strategies' titles, in every language — with l's, longest
+// first, for the pages that show those messages (App.reword).
+func rewordings(l i18n.Lang) [][2]string {
+	out := i18n.Rewordings(l)
+	for _, name := range route.Names() {
+		want := route.Title(name, string(l))
+		for _, other := range []i18n.Lang{i18n.ZhCN, i18n.ZhTC, i18n.En} {
+			if from := route.Title(name, string(other)); from != want {
+				out = append(out, [2]string{from, want})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i][0]) > len(out[j][0]) })
+	return out
 }
 
 // jobRefLabel is how the log filter shows a job: "12 · nightly export".
@@ -382,6 +417,7 @@ func (u *UI) console(c *fiber.Ctx) error {
 	p.Boot["triggerCode"] = l.TriggerCode
 	p.Boot["handleCode"] = l.HandleCode
 	p.Boot["triggerMsg"] = l.TriggerMsg
+	p.Boot["rewordings"] = rewordings(p.lang)
 	p.Boot["handleMsg"] = l.HandleMsg
 	p.Data = struct {
 		Log     schema.Log
@@ -396,7 +432,7 @@ func (u *UI) groups(c *fiber.Ctx) error {
 	if !pr.Admin() {
 		return u.errorPage(c, errAdminOnly)
 	}
-	p := u.newPage(c, "groups", "groups_title")
+	p := u.newListPage(c, "groups", "groups_title", &groupsList)
 	titleMax := 64
 	if u.Manage.Layout().Name == schema.Layout24 {
 		titleMax = 12
@@ -414,7 +450,7 @@ func (u *UI) users(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "users", "users_title")
+	p := u.newListPage(c, "users", "users_title", &usersList)
 	p.Boot["groups"] = groupRefs(groups)
 	p.Data = struct{ Groups []groupRef }{groupRefs(groups)}
 	return u.render(c, fiber.StatusOK, p)

@@ -17,7 +17,7 @@ func (u *UI) tokens(c *fiber.Ctx) error {
 	if err != nil {
 		return u.errorPage(c, err)
 	}
-	p := u.newPage(c, "tokens", "tokens_title")
+	p := u.newListPage(c, "tokens", "tokens_title", &tokensList)
 	p.Boot["groups"] = groupRefs(groups)
 	p.Data = struct{ Groups []groupRef }{groupRefs(groups)}
 	return u.render(c, fiber.StatusOK, p)

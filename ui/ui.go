@@ -61,8 +61,9 @@ type Deps struct {
 	AlarmChannels []string
 }
 
-// LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en").
-const LangCookie = "xxl_admin_lang"
+// LangCookie holds the language a browser chose ("zh_CN", "zh_TC" or "en"); the
+// console's JSON answers speak it too.
+const LangCookie = console.LangCookie
 
 // UI is the mounted web interface.
 type UI struct {
@@ -136,7 +137,7 @@ func (u *UI) loadAssets() error {
 var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "calendars", "help", "error"}
 
 func (u *UI) loadTemplates() error {
-	base, err := template.ParseFS(templateFS, "templates/layout.html")
+	base, err := template.ParseFS(templateFS, "templates/layout.html", "templates/list.html")
 	if err != nil {
 		return fmt.Errorf("ui templates: %w", err)
 	}
@@ -206,6 +207,11 @@ type page struct {
 	Boot    map[string]any
 	Scripts []string
 	Data    any
+	// List is the list partial's configuration on list pages, nil elsewhere.
+	List *listSpec
+	// StyleNonce, when set, lets the page's scripts add <style> elements carrying it
+	// (the GLUE editor styles itself so); scripts stay limited to the admin's own.
+	StyleNonce string
 	// Warnings are the security banner's lines (text keys), shown to administrators.
 	Warnings []string
 
@@ -333,7 +339,11 @@ func (u *UI) render(c *fiber.Ctx, status int, p *page) error {
 		return c.Status(fiber.StatusInternalServerError).SendString("page render failed")
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	c.Set(fiber.HeaderContentSecurityPolicy, contentSecurityPolicy)
+	csp := contentSecurityPolicy
+	if p.StyleNonce != "" {
+		csp = strings.Replace(csp, "style-src 'self'", "style-src 'self' 'nonce-"+p.StyleNonce+"'", 1)
+	}
+	c.Set(fiber.HeaderContentSecurityPolicy, csp)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderXFrameOptions, "DENY")
 	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
@@ -342,26 +352,32 @@ func (u *UI) render(c *fiber.Ctx, status int, p *page) error {
 }
 
 // errorPage answers a page request that cannot be served — a denied or missing row,
-// or a database problem (logged) — with the console's error page. The status stays
-// 200, as upstream's error pages: browsers log any other status as a console error.
+// or a database problem (logged) — with the console's error page. A row that does not
+// exist (an unknown or unreadable id in the URL) answers 404; the other refusals keep
+// 200, as upstream's error pages.
 func (u *UI) errorPage(c *fiber.Ctx, err error) error {
 	p := u.newPage(c, "error", "common_error_title")
-	msg := u.Manage.T("console_db_error")
+	msg := manage.MsgIn(p.lang, "console_db_error")
+	status := fiber.StatusOK
 	var me *manage.Error
 	switch {
 	case errors.As(err, &me):
-		msg = me.Msg
+		msg = me.In(p.lang)
+		if me.Kind == manage.NotFound {
+			status = fiber.StatusNotFound
+		}
 	case errors.Is(err, errAdminOnly):
 		msg = p.T("common_admin_only")
 	case errors.Is(err, schema.ErrNotFound):
 		msg = p.T("common_not_found")
+		status = fiber.StatusNotFound
 	case errors.Is(err, errDenied):
 		msg = p.T("common_denied")
 	default:
 		u.Log.Error("page failed", "path", c.Path(), "err", err)
 	}
 	p.Data = msg
-	return u.render(c, fiber.StatusOK, p)
+	return u.render(c, status, p)
 }
 
 // Hashes of the seeded administrator password "123456": 2.x rows hold MD5, 3.2+ rows

@@ -143,7 +143,17 @@ func TestPagesRenderForAdministrators(t *testing.T) {
 		p := b.get(t, path, admin)
 		require.Equal(t, http.StatusOK, p.status, path)
 		has(t, p, `data-page="`+name+`"`, path)
-		require.Contains(t, p.header.Get("Content-Security-Policy"), "script-src 'self'", path)
+		csp := p.header.Get("Content-Security-Policy")
+		require.Contains(t, csp, "script-src 'self';", path)
+		// Only the GLUE editor may add styles, and only with this response's nonce.
+		if name == "glue" {
+			m := regexp.MustCompile(`style-src 'self' 'nonce-([0-9a-f]{32})';`).FindStringSubmatch(csp)
+			require.NotNil(t, m, "glue page CSP %s", csp)
+			has(t, p, `"styleNonce":"`+m[1]+`"`, path)
+			require.NotContains(t, b.get(t, path, admin).header.Get("Content-Security-Policy"), m[1], "a nonce per response")
+		} else {
+			require.Contains(t, csp, "style-src 'self';", path)
+		}
 		require.Equal(t, "nosniff", p.header.Get("X-Content-Type-Options"), path)
 		require.Equal(t, "no-store", p.header.Get("Cache-Control"), path)
 		require.NotContains(t, p.body, "<script>\n", path) // no inline script anywhere
@@ -178,21 +188,28 @@ func TestPagesForNormalUsers(t *testing.T) {
 	require.NotContains(t, glue.body, `id="glue-save"`)
 	has(t, glue, "readonly", "page")
 
-	// Refusals are the console's error page (HTTP 200, as upstream's error pages).
-	for path, msg := range map[string]string{
-		"/jobgroup":                     "This page is for administrators.",
-		"/user":                         "This page is for administrators.",
-		"/calendar":                     "This page is for administrators.",
-		"/jobcode?jobId=1":              "You have no access to this.", // group 1 is not bob's
-		"/joblog?jobId=1":               "You have no access to this.",
-		"/jobcode?jobId=3":              "Job #3 runs a JobHandler of its executor (BEAN) and has no script.",
-		"/jobcode?jobId=999":            "Not found.",
-		"/joblog/logDetailPage?id=9999": "Not found.",
+	// Refusals are the console's error page: HTTP 200 as upstream's error pages, and
+	// 404 for an id that names nothing (unknown, or not a number at all).
+	for path, want := range map[string]struct {
+		status int
+		msg    string
+	}{
+		"/jobgroup":                     {http.StatusOK, "This page is for administrators."},
+		"/user":                         {http.StatusOK, "This page is for administrators."},
+		"/calendar":                     {http.StatusOK, "This page is for administrators."},
+		"/jobcode?jobId=1":              {http.StatusOK, "You have no access to this."}, // group 1 is not bob's
+		"/joblog?jobId=1":               {http.StatusOK, "You have no access to this."},
+		"/jobcode?jobId=3":              {http.StatusOK, "Job #3 runs a JobHandler of its executor (BEAN) and has no script."},
+		"/jobcode?jobId=999":            {http.StatusNotFound, "Not found."},
+		"/jobcode?jobId=abc":            {http.StatusNotFound, "Not found."},
+		"/jobcode":                      {http.StatusNotFound, "Not found."},
+		"/joblog/logDetailPage?id=9999": {http.StatusNotFound, "Not found."},
+		"/joblog/logDetailPage?id=x1":   {http.StatusNotFound, "Not found."},
 	} {
 		p := b.get(t, path, bob)
-		require.Equal(t, http.StatusOK, p.status, path)
+		require.Equal(t, want.status, p.status, path)
 		has(t, p, `data-page="error"`, path)
-		has(t, p, msg, path)
+		has(t, p, want.msg, path)
 		noMarkup(t, p, path)
 	}
 }

@@ -142,11 +142,17 @@ func (w testWriter) Write(p []byte) (int, error) {
 // startNodeExecutor starts the npm xxl-job executor and waits until it listens.
 func startNodeExecutor(t *testing.T, admin, app, token string) (address string) {
 	t.Helper()
+	return startNodeExecutorEnv(t, admin, app, token)
+}
+
+// startNodeExecutorEnv is startNodeExecutor with more environment (NAME=value).
+func startNodeExecutorEnv(t *testing.T, admin, app, token string, env ...string) (address string) {
+	t.Helper()
 	dir := nodeExecutorDir(t)
 	port := freePort(t)
 	cmd := exec.Command("node", "executor.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, fmt.Sprintf("PORT=%d", port), "TOKEN="+token)
+	cmd.Env = append(append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, fmt.Sprintf("PORT=%d", port), "TOKEN="+token), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = testWriter{t}

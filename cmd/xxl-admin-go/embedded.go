@@ -192,12 +192,9 @@ func (d *database) unlockOnly() {
 	}
 }
 
-// announce tells a newcomer where the console is and, while the seed password is
-// unchanged, how to log in.
+// announce tells a newcomer, on every database, where the console is and, while the
+// seed password is unchanged, how to log in.
 func (d *database) announce(ctx context.Context, log *slog.Logger, cfg *config.Config, store *schema.Store, addr net.Addr) {
-	if !d.Embedded {
-		return
-	}
 	host := "localhost"
 	if cfg.Address != "" && cfg.Address != "0.0.0.0" && cfg.Address != "::" {
 		host = cfg.Address
@@ -211,6 +208,10 @@ func (d *database) announce(ctx context.Context, log *slog.Logger, cfg *config.C
 	if u, err := store.LoadUserByName(ctx, seedUser); err == nil && manage.VerifyPassword(u.Password, seedPassword) {
 		login = fmt.Sprintf(", login %s / %s", seedUser, seedPassword)
 	}
+	if !d.Embedded {
+		log.Info("console at "+url+login, "database", d.Name)
+		return
+	}
 	log.Info("console at "+url+login, "embedded_database", d.Name,
-		"hint", "set spring.datasource.url to run on MySQL; `xxl-admin-go schema export` moves jobs, executors and users there")
+		"hint", "set spring.datasource.url to run on MySQL or PostgreSQL; `xxl-admin-go schema export` moves jobs, executors and users there")
 }

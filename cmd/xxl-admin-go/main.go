@@ -2,12 +2,8 @@
 // database, the same executor protocol, the same configuration keys. Without a
 // configured spring.datasource.url it runs on an embedded SQLite file instead.
 //
-//	xxl-admin-go [--config FILE] [--key=value ...]        run the admin
-//	xxl-admin-go schema init [--layout=3.4|2.4] [...]     create tables on an empty database
-//	xxl-admin-go schema check [...]                       report the database's layout
-//	xxl-admin-go schema upgrade [...]                     add our missing indexes and tables
-//	xxl-admin-go schema export --out FILE [...]           write groups, jobs and users as JSON
-//	xxl-admin-go schema import --in FILE [...]            load them into a fresh database
+// The commands and their help are listed in one place, commands in cli.go; run
+// `xxl-admin-go --help` for them.
 package main
 
 import (
@@ -19,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 )
 
@@ -28,6 +25,9 @@ func main() {
 	scheduler.TuneGC(os.Environ())
 	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "xxl-admin-go:", err)
+		if errUsage(err) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
@@ -35,24 +35,29 @@ func main() {
 // run is main without the process: tests call it with their own arguments and stop it
 // by cancelling ctx. ready, when non-nil, receives the listening address.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, ready chan<- string) error {
-	args, own := cutOptions(args, ownOptions, commandFlags)
-	cfg, err := loadConfig(args, environ)
+	cl, err := parseCommandLine(args) // cli.go
 	if err != nil {
 		return err
 	}
-	applyOwnOptions(cfg, own, environ)
+	switch {
+	case cl.help != "":
+		_, err := io.WriteString(stdout, cl.help)
+		return err
+	case cl.version:
+		_, err := io.WriteString(stdout, versionText())
+		return err
+	}
+	cfg, err := config.Load(cl.rest, environ)
+	if err != nil {
+		if errUsage(err) {
+			return fmt.Errorf("%w (xxl-admin-go --help lists the commands and options)", err)
+		}
+		return err
+	}
+	applyOwnOptions(cfg, cl.own, environ)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: " + w)
 	}
-	if len(cfg.Positional) > 0 {
-		switch cfg.Positional[0] {
-		case "schema":
-			return schemaCommand(ctx, cfg, cfg.Positional[1:], stdout)
-		case "serve":
-		default:
-			return fmt.Errorf("unknown command %q (want: serve, schema init, schema check, schema upgrade, schema export, schema import)", cfg.Positional[0])
-		}
-	}
-	return serve(ctx, cfg, log, ready)
+	return cl.cmd.run(ctx, &invocation{cfg: cfg, log: log, stdout: stdout, ready: ready})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +46,8 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 
 // schema init creates a layout on an empty database (creating the database itself)
 // and refuses a database that has tables; schema check reports the layout; the admin
-// then starts on it. An unknown key is a warning, not an error.
+// then starts on it. A key the admin does not read is a warning in a properties file
+// and refused as an argument.
 func TestSchemaCommands(t *testing.T) {
 	t.Parallel()
 	db := schematest.NewEmpty(t)
@@ -53,17 +55,21 @@ func TestSchemaCommands(t *testing.T) {
 	name := db.Name + "_new"
 	t.Cleanup(func() { _, _ = db.SQL.Exec("DROP DATABASE IF EXISTS " + name) })
 	var out, errOut bytes.Buffer
-	args := append(jdbcArgs(db, name), "schema", "init", "--layout=2.4", "--xxl.job.nosuchkey=1")
+	err := run(ctx, append(jdbcArgs(db, name), "schema", "init", "--xxl.job.nosuchkey=1"), nil, &out, &errOut, nil)
+	require.ErrorContains(t, err, "--xxl.job.nosuchkey: unknown option")
+	props := filepath.Join(t.TempDir(), "application.properties")
+	require.NoError(t, os.WriteFile(props, []byte("xxl.job.nosuchkey=1\n"), 0o600))
+	args := append(jdbcArgs(db, name), "schema", "init", "--layout=2.4", "--config", props)
 	require.NoError(t, run(ctx, args, nil, &out, &errOut, nil))
 	require.Contains(t, out.String(), "created the 2.4 layout")
 	require.Contains(t, errOut.String(), "xxl.job.nosuchkey")
 
 	out.Reset()
 	require.NoError(t, run(ctx, append(jdbcArgs(db, name), "schema", "check"), nil, &out, &errOut, nil))
-	require.True(t, strings.HasPrefix(out.String(), "layout: 2.4"), out.String())
+	require.True(t, strings.HasPrefix(out.String(), "database "+name+":\nlayout: 2.4"), out.String())
 	require.Contains(t, out.String(), "ok")
 
-	err := run(ctx, append(jdbcArgs(db, name), "schema", "init"), nil, &out, &errOut, nil)
+	err = run(ctx, append(jdbcArgs(db, name), "schema", "init"), nil, &out, &errOut, nil)
 	require.ErrorContains(t, err, "already has xxl_job_* tables")
 
 	err = run(ctx, append(jdbcArgs(db, db.Name), "schema", "check"), nil, &out, &errOut, nil)

@@ -19,28 +19,6 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// loadConfig reads the configuration, keeping our own `--layout` flag of `schema init`
-// out of the Spring keys.
-func loadConfig(args, environ []string) (*config.Config, error) {
-	var rest []string
-	layout := ""
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--layout="); ok {
-			layout = v
-			continue
-		}
-		rest = append(rest, a)
-	}
-	cfg, err := config.Load(rest, environ)
-	if err != nil {
-		return nil, err
-	}
-	if layout != "" {
-		cfg.Raw["layout"] = layout
-	}
-	return cfg, nil
-}
-
 func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, error) {
 	if cfg.DataSource.Postgres != nil {
 		return openPostgres(ctx, cfg) // schema init creates the database first (createPostgres)
@@ -62,74 +40,86 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to database %s at %s: %w", my.DBName, my.Addr, err)
+		return nil, fmt.Errorf("connect to database %s at %s: %w", cfg.DataSource.DatabaseName(), my.Addr, err)
 	}
 	return db, nil
 }
 
-func schemaCommand(ctx context.Context, cfg *config.Config, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("usage: xxl-admin-go schema init|check|upgrade|export|import")
+// schemaInit runs `schema init` on the configured database: MySQL or PostgreSQL
+// (creating the database first), or the embedded file.
+func schemaInit(ctx context.Context, cfg *config.Config, out io.Writer) error {
+	layout := schema.LayoutName(cfg.Raw["layout"])
+	if layout == "" {
+		layout = schema.Layout34
 	}
-	switch args[0] {
-	case "init":
-		layout := schema.LayoutName(cfg.Raw["layout"])
-		if layout == "" {
-			layout = schema.Layout34
+	if _, err := schema.DDL(layout); err != nil {
+		return err
+	}
+	if err := checkPostgresLayout(cfg, layout); err != nil {
+		return err
+	}
+	if embedded(cfg) {
+		if layout != schema.Layout34 {
+			return fmt.Errorf("the embedded file has the %s layout only, not %q", schema.Layout34, layout)
 		}
-		if _, err := schema.DDL(layout); err != nil {
-			return err
-		}
-		if err := checkPostgresLayout(cfg, layout); err != nil {
-			return err
-		}
-		name := cfg.DataSource.DatabaseName()
-		if cfg.DataSource.Postgres != nil {
-			if err := createPostgres(ctx, cfg, out); err != nil {
-				return err
-			}
-		} else {
-			srv, err := openDB(ctx, cfg, false)
-			if err != nil {
-				return err
-			}
-			_, err = srv.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
-			srv.Close()
-			if err != nil {
-				return fmt.Errorf("create database %s: %w", name, err)
-			}
-		}
-		db, err := openDB(ctx, cfg, true)
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		db, err := openDatabase(ctx, cfg, quiet, openExclusive) // creates a missing or empty file
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		if err := schema.Init(ctx, db, layout); err != nil {
-			return err
+		if !db.Created {
+			return fmt.Errorf("embedded database %s: %w", db.Name, schema.ErrNotEmpty)
 		}
-		fmt.Fprintf(out, "created the %s layout with seed rows in database %s (login admin / 123456)\n", layout, name)
-		return nil
-	case "upgrade":
-		return upgradeCommand(ctx, cfg, out) // upgrade.go
-	case "export", "import":
-		return transferCommand(ctx, cfg, args[0], out) // transfer.go
-	case "check":
-		db, err := openDB(ctx, cfg, true)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		r, err := schema.Check(ctx, db)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(out, r.String())
-		if !r.OK() {
-			return errors.New("the database cannot run the admin as it is")
-		}
+		fmt.Fprintf(out, "created the %s layout with seed rows in the embedded database %s (login %s / %s)\n", layout, db.Name, seedUser, seedPassword)
 		return nil
 	}
-	return fmt.Errorf("unknown schema command %q (want init, check, upgrade, export or import)", args[0])
+	name := cfg.DataSource.DatabaseName()
+	if cfg.DataSource.Postgres != nil {
+		if err := createPostgres(ctx, cfg, out); err != nil {
+			return err
+		}
+	} else {
+		srv, err := openDB(ctx, cfg, false)
+		if err != nil {
+			return err
+		}
+		_, err = srv.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+		srv.Close()
+		if err != nil {
+			return fmt.Errorf("create database %s: %w", name, err)
+		}
+	}
+	db, err := openDB(ctx, cfg, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := schema.Init(ctx, db, layout); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created the %s layout with seed rows in database %s (login %s / %s)\n", layout, name, seedUser, seedPassword)
+	return nil
+}
+
+// schemaCheck runs `schema check` on the configured database, the embedded file
+// included (which must exist: check creates nothing).
+func schemaCheck(ctx context.Context, cfg *config.Config, out io.Writer) error {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := openDatabase(ctx, cfg, quiet, openShared)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := schema.Check(ctx, db.DB)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "database %s:\n%s", db.Name, r.String())
+	if !r.OK() {
+		return errors.New("the database cannot run the admin as it is")
+	}
+	return nil
 }
 
 // driverLog sends go-sql-driver's own messages (one per broken connection) to debug

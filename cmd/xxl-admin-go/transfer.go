@@ -14,15 +14,16 @@ import (
 )
 
 // Options of our own, taken out of the arguments before the Spring keys are parsed
-// (squashed names, see squash): the embedded file, and the file of schema export and
-// import, which may also follow as the next argument (--out FILE).
+// (squashed names, see squash): the embedded file, the layout of schema init, and the
+// file of schema export and import; the command options may also take their value
+// from the next argument (--out FILE). Which command takes which: commands (cli.go).
 var (
-	ownOptions   = map[string]bool{squash(embeddedPathKey): true, "out": true, "in": true}
-	commandFlags = map[string]bool{"out": true, "in": true}
+	ownOptions   = map[string]bool{squash(embeddedPathKey): true, "out": true, "in": true, "layout": true}
+	commandFlags = map[string]bool{"out": true, "in": true, "layout": true}
 )
 
-// applyOwnOptions records our own options in cfg.Raw (under embeddedPathKey, "out"
-// and "in"), as loadConfig does for --layout.
+// applyOwnOptions records our own options in cfg.Raw (under embeddedPathKey, "out",
+// "in" and "layout").
 func applyOwnOptions(cfg *config.Config, own map[string]string, environ []string) {
 	arg, ok := own[squash(embeddedPathKey)]
 	if !ok {
@@ -35,7 +36,7 @@ func applyOwnOptions(cfg *config.Config, own map[string]string, environ []string
 		}
 	}
 	cfg.Raw[embeddedPathKey] = embeddedPath(cfg, arg, environ)
-	for _, k := range []string{"out", "in"} {
+	for _, k := range []string{"out", "in", "layout"} {
 		if v, ok := own[k]; ok {
 			cfg.Raw[k] = v
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
@@ -456,10 +457,14 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	var glueJob int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE "+descCol+"='Clean temp files' AND glue_type='GLUE_SHELL'").Scan(&glueJob))
 	b.open(fmt.Sprintf("/jobcode?jobId=%d", glueJob), "glue")
-	b.wait("editor", `document.getElementById('glue-source').value.includes('#!/bin/bash')`, 5*time.Second)
-	b.do("edit the script", chromedp.Click(chromedp.CSS("#glue-source")),
-		chromedp.Evaluate[chromedp.Void](`(() => { const ta = document.getElementById('glue-source'); ta.setSelectionRange(ta.value.length, ta.value.length); })()`),
-		chromedp.SendKeys(chromedp.CSS("#glue-source"), "find /tmp/ui-e2e -mtime +7 -delete\n"))
+	b.wait("editor", `document.getElementById('glue-source').value.includes('#!/bin/bash') && document.querySelector('#glue-cm .cm-content')`, 5*time.Second)
+	// The shell script is coloured by the bundled editor: its comment and string spans.
+	require.True(t, eval[bool](b, `(() => { const spans = [...document.querySelectorAll('#glue-cm .cm-line span')];
+		const c = (text) => { const s = spans.find((x) => x.textContent.includes(text)); return s ? getComputedStyle(s).color : ''; };
+		return c('#!/bin/bash') !== '' && c('#!/bin/bash') !== c('"glue job started at') && c('"glue job started at') !== ''; })()`), "shell syntax highlighted")
+	b.do("edit the script", chromedp.Click(chromedp.CSS("#glue-cm .cm-content")),
+		chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(kb.ModifierCtrl)),
+		chromedp.SendKeys(chromedp.CSS("#glue-cm .cm-content"), "find /tmp/ui-e2e -mtime +7 -delete\n"))
 	b.wait("unsaved flag", `!document.getElementById('glue-dirty').hidden`, 5*time.Second)
 	b.click("#glue-save")
 	b.wait("remark dialog", `document.getElementById('dlg-glue-save').open`, 5*time.Second)

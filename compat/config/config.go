@@ -266,7 +266,8 @@ type Mail struct {
 // KeyError is a value that cannot be used. Its message is one line naming the key and
 // the problem, and never contains a secret.
 type KeyError struct {
-	// Key is the property, spelt as in Config.Raw.
+	// Key is the property, spelt as in Config.Raw; for an argument naming no key, the
+	// argument's name with its "--".
 	Key string
 	// Origin is where the value came from: "default", "file PATH:LINE", "env NAME",
 	// "args --key" or "PARAMS --key".
@@ -322,20 +323,26 @@ type loader struct {
 	order      []string          // canonical keys in the order first set, for Raw
 	warnings   []string
 	warnedKeys map[string]bool
-	files      []string
-	err        *KeyError
-	expansions int
+	// unknownArgs are the arguments naming no key (canonical key: origin), and read
+	// the names placeholders looked up (refuseUnreadArgs).
+	unknownArgs map[string]string
+	read        map[string]bool
+	files       []string
+	err         *KeyError
+	expansions  int
 }
 
 // load is Load relative to dir, so that tests can use a temporary directory.
 func load(dir string, args, environ []string) (*Config, error) {
 	l := &loader{
-		dir:        dir,
-		envExact:   map[string]string{},
-		envUpper:   map[string]string{},
-		entries:    map[string]entry{},
-		resolved:   map[string]string{},
-		warnedKeys: map[string]bool{},
+		dir:         dir,
+		envExact:    map[string]string{},
+		envUpper:    map[string]string{},
+		entries:     map[string]entry{},
+		resolved:    map[string]string{},
+		warnedKeys:  map[string]bool{},
+		unknownArgs: map[string]string{},
+		read:        map[string]bool{},
 	}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
@@ -381,6 +388,7 @@ func load(dir string, args, environ []string) (*Config, error) {
 	}
 
 	cfg := l.build()
+	l.refuseUnreadArgs(opts)
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -419,6 +427,13 @@ func (l *loader) set(key, value, source, origin string) {
 			l.warn(fmt.Sprintf("%s (%s): %s", key, origin, why))
 		}
 	case classUnknown:
+		if source == SourceArgs {
+			// Refused after build unless a placeholder reads it (see unreadArgs).
+			if _, seen := l.unknownArgs[c]; !seen {
+				l.unknownArgs[c] = origin
+			}
+			break
+		}
 		if !l.warnedKeys[c] {
 			l.warnedKeys[c] = true
 			l.warn(unknownKeyWarning(key, origin))
@@ -690,6 +705,7 @@ func cutDefault(s string) (name, def string, ok bool) {
 }
 
 func (l *loader) lookup(name string, depth int) (string, bool, error) {
+	l.read[canonical(name)] = true
 	if e, ok := l.entries[canonical(name)]; ok {
 		v, err := l.expand(e.value, depth)
 		return v, true, err
@@ -703,6 +719,36 @@ func (l *loader) lookup(name string, depth int) (string, bool, error) {
 		return v, true, err
 	}
 	return "", false, nil
+}
+
+// refuseUnreadArgs refuses the first argument (from the command line or PARAMS) that
+// names no key and that no placeholder reads: an argument is typed for this start, and a
+// misspelt one must not start an admin configured otherwise than its operator believes.
+// Properties files are copied whole from Java admins, so their unknown keys only warn.
+func (l *loader) refuseUnreadArgs(opts []option) {
+	for _, o := range opts {
+		c := canonical(o.key)
+		if origin, unknown := l.unknownArgs[c]; unknown && !l.read[c] {
+			l.refuseArg(o.key, origin)
+			return
+		}
+	}
+}
+
+// refuseArg records an argument that names no key.
+func (l *loader) refuseArg(key, origin string) {
+	if l.err != nil {
+		return
+	}
+	problem := "unknown option"
+	if s := suggest(key); s != "" {
+		problem += "; did you mean --" + s + "?"
+	}
+	from := ""
+	if strings.HasPrefix(origin, "PARAMS") {
+		from = "PARAMS"
+	}
+	l.err = &KeyError{Key: "--" + key, Origin: from, Problem: problem}
 }
 
 // fail records the first bad value; later ones are not reported, so that the message

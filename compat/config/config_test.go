@@ -341,8 +341,8 @@ func TestWarnings(t *testing.T) {
 		{name: "unknown file key", file: "server.prot=1\n", want: []string{"server.prot (file "}},
 		{name: "did you mean", file: "xxl.job.acesstoken=1\n", want: []string{"did you mean xxl.job.accessToken?"}},
 		{name: "typo inside an ignored namespace", file: "server.servlet.context-pth=/x\n", want: []string{"did you mean server.servlet.context-path?"}},
-		{name: "unknown argument", args: []string{"--xxl.job.foo=1"}, want: []string{"xxl.job.foo (args --xxl.job.foo)"}},
-		{name: "once per key", file: "a.b=1\n", args: []string{"--a.b=2"}, want: []string{"a.b (file "}},
+		{name: "once per key", file: "a.b=1\n", env: []string{"XXL_A_B=2", "XXL_A_B=3"}, want: []string{"a.b (file ", "env XXL_A_B"}},
+		{name: "Spring's own arguments pass", args: []string{"--logging.level.root=info", "--spring.main.banner-mode=off"}},
 		{name: "unknown XXL_ variable", env: []string{"XXL_JOB_ACCESS_TOKEN=x"}, want: []string{"env XXL_JOB_ACCESS_TOKEN: matches no key, ignored; did you mean XXL_JOB_ACCESSTOKEN?"}},
 		{name: "other variables are ignored", env: []string{"SPRING_FOO=1", "FOO=2", "XXL_SSO_TOKEN_KEY=k", "SERVER_SSL_ENABLED=true"}},
 		{name: "the project's own test and tool variables are ignored", env: []string{
@@ -383,6 +383,32 @@ func TestWarnings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An argument naming no key stops start-up with one line naming it (and the key it
+// probably meant), whether typed or passed in PARAMS as the official image does; the
+// same key in a properties file only warns (TestWarnings).
+func TestUnknownArgumentsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args, env []string
+		want      string
+	}{
+		{args: []string{"--xxl.job.foo=1"}, want: "--xxl.job.foo: unknown option"},
+		{args: []string{"--help"}, want: "--help: unknown option"},
+		{args: []string{"--xxl.job.acesstoken=x"}, want: "--xxl.job.acesstoken: unknown option; did you mean --xxl.job.accessToken?"},
+		{env: []string{"PARAMS=--server.prot=9000"}, want: "--server.prot: unknown option; did you mean --server.port? (from PARAMS)"},
+	} {
+		_, err := load(setup(t).dir, tc.args, tc.env)
+		require.Error(t, err, "%v %v", tc.args, tc.env)
+		require.Equal(t, tc.want, err.Error())
+	}
+	// A property of the operator's own, read by a placeholder, is no typo (Spring).
+	b := setup(t)
+	b.write(t, "application.properties", "server.port=${custom.port}\n")
+	cfg := b.load(t, []string{"--custom.port=9999"}, nil)
+	require.Equal(t, 9999, cfg.Port)
+	require.Empty(t, cfg.Warnings)
 }
 
 // Every bad value is reported as one line that starts with the key at fault.

@@ -34,9 +34,8 @@ func TestExposureKeys(t *testing.T) {
 	cfg = b.load(t, []string{"--management.server.port=-1"}, nil)
 	require.True(t, cfg.Management.Off())
 
-	cfg = b.load(t, []string{"--management.server.prot=9090"}, nil)
-	require.Len(t, cfg.Warnings, 1)
-	require.Contains(t, cfg.Warnings[0], "did you mean management.server.port?")
+	_, err := load(b.dir, []string{"--management.server.prot=9090"}, nil)
+	require.ErrorContains(t, err, "did you mean --management.server.port?")
 
 	for arg, want := range map[string]string{
 		"--server.address=10.0.0.1:8080":              `server.address: "10.0.0.1:8080" is not an IP address or host name`,

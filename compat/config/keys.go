@@ -99,6 +99,12 @@ var specs = []spec{
 	{"xxl.admin.audit.retention-days", "90"},
 }
 
+// DefaultValue is the default of a key the admin reads (the upstream file's value), or
+// "" for a key it does not know or one without a default.
+func DefaultValue(key string) string {
+	return specByCanon[canonical(key)].def
+}
+
 // webhookPrefix starts the keys of named alarm channels,
 // xxl.admin.alarm.webhook.<name>.kind, .url and .secret; build validates them.
 const webhookPrefix = "xxl.admin.alarm.webhook."

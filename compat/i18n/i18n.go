@@ -2,6 +2,11 @@
 // mails, in the three languages of `xxl.job.i18n` (zh_CN, zh_TC, en).
 package i18n
 
+import (
+	"sort"
+	"strings"
+)
+
 // Lang is a language code as configured by xxl.job.i18n.
 type Lang string
 
@@ -194,4 +199,41 @@ var zhTC = map[string]string{
 	"jobconf_trigger_chain":       "父任務鏈",
 	"jobconf_callback_child_loop": "{0}/{1} [任務ID={2}], 觸發失敗, 觸發備註: 子任務循環觸發({3})，未觸發 <br>",
 	"jobconf_callback_child_deep": "{0}/{1} [任務ID={2}], 觸發失敗, 觸發備註: 子任務超過{3}層，未觸發 <br>",
+}
+
+// logKeys are the keys of the texts above, taken before the console's texts are
+// merged into the same tables.
+var logKeys = func() []string {
+	out := make([]string, 0, len(en))
+	for k := range en {
+		out = append(out, k)
+	}
+	return out
+}()
+
+// Rewordings are the pairs (text in another language, text in l) of the fixed log
+// texts, longest first: a page shows a stored trigger message, written in the
+// language configured when it was written, in the reader's language by replacing
+// them. Texts with placeholders are left out (they never appear verbatim).
+func Rewordings(l Lang) [][2]string {
+	to := For(l)
+	var out [][2]string
+	for _, k := range logKeys {
+		want := to.T(k)
+		if strings.Contains(want, "{") {
+			continue
+		}
+		for _, other := range []Lang{ZhCN, ZhTC, En} {
+			if from := For(other).T(k); other != l && from != want && from != "" {
+				out = append(out, [2]string{from, want})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i][0]) != len(out[j][0]) {
+			return len(out[i][0]) > len(out[j][0])
+		}
+		return out[i][0] < out[j][0]
+	})
+	return out
 }

@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,4 +19,22 @@ func TestTablesComplete(t *testing.T) {
 	}
 	require.Equal(t, ZhCN, Parse("fr"))
 	require.Equal(t, "Trigger Job", For(En).T("jobconf_trigger_run"))
+}
+
+// A trigger message stored in Chinese reads in English once reworded, and back.
+func TestRewordings(t *testing.T) {
+	t.Parallel()
+	stored := For(ZhCN).T("jobconf_trigger_type") + "：" + For(ZhCN).T("jobconf_trigger_type_manual") + "<br>" +
+		For(ZhCN).T("jobinfo_field_executorBlockStrategy") + "：" + For(ZhCN).T("block_SERIAL_EXECUTION")
+	reword := func(s string, l Lang) string {
+		for _, p := range Rewordings(l) {
+			s = strings.ReplaceAll(s, p[0], p[1])
+		}
+		return s
+	}
+	require.Equal(t, "Job trigger type：Manual trigger<br>Block Strategy：Serial execution", reword(stored, En))
+	require.Equal(t, stored, reword(reword(stored, En), ZhCN))
+	for _, p := range Rewordings(En) {
+		require.NotContains(t, p[1], "{", "texts with placeholders are left out")
+	}
 }

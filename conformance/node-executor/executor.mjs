@@ -3,6 +3,8 @@
 //   APPNAME  executor app name (registry key)
 //   PORT     port to listen on
 //   TOKEN    access token ("" for none)
+//   LOG_STORAGE  the SDK's logStorage: 'local' (default here) or 'memory' (the SDK's
+//            own default, which keeps no log the admin can read)
 // Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
 // shardingJobHandler. Prints "READY <port>" once listening.
 import express from 'express'
@@ -47,7 +49,7 @@ app.listen(port, '127.0.0.1', () => {
     baseUrl: `http://127.0.0.1:${port}`,
     executorKey: appName,
     scheduleCenterUrl: admin,
-    logStorage: 'local',
+    logStorage: process.env.LOG_STORAGE || 'local',
   })
   executor.initialization()
   const stop = async () => {

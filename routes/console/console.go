@@ -213,22 +213,22 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 		f, err := parseForm(c)
 		if err != nil {
 			d := chooseDialect(e.kind, requestHints(c, form{}))
-			msg := k.Manage.T("console_bad_form")
+			msg := k.say(c, "console_bad_form")
 			if errors.Is(err, errTooLarge) {
-				msg = k.Manage.T("console_body_too_large")
+				msg = k.say(c, "console_body_too_large")
 			}
 			return sendJSON(c, envelope(d, 500, msg, nil))
 		}
 		h := requestHints(c, f)
 		if e.mutates && !k.sameOrigin(c) {
 			k.Log.Warn("cross-site console request refused", "path", c.Path(), "origin", c.Get(fiber.HeaderOrigin), "referer", c.Get(fiber.HeaderReferer))
-			return sendJSONStatus(c, fiber.StatusForbidden, envelope(chooseDialect(e.kind, h), 500, k.Manage.T("console_cross_site"), nil))
+			return sendJSONStatus(c, fiber.StatusForbidden, envelope(chooseDialect(e.kind, h), 500, k.say(c, "console_cross_site"), nil))
 		}
 		p, err := k.authenticate(c)
 		if err != nil {
 			if !errors.Is(err, errNoSession) {
 				k.Log.Error("session check failed", "path", c.Path(), "err", err)
-				return sendJSON(c, envelope(chooseDialect(e.kind, h), 500, k.Manage.T("console_db_error"), nil))
+				return sendJSON(c, envelope(chooseDialect(e.kind, h), 500, k.say(c, "console_db_error"), nil))
 			}
 			return k.notLoggedIn(c, e.kind, h)
 		}
@@ -237,7 +237,7 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 		r := &call{c: c, f: f, p: p, d: chooseDialect(e.kind, h), k: k}
 		if name, bad := f.notUTF8(); bad {
 			// Bad input, not a database failure (the columns are utf8mb4): said so, 400.
-			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.Manage.Msg("console_bad_utf8", name), nil))
+			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.say(c, "console_bad_utf8", name), nil))
 		}
 		return e.h(r)
 	}
@@ -252,7 +252,7 @@ func (k *console) postOnly(e endpoint) fiber.Handler {
 		f.addQuery(string(c.Request().URI().QueryString()))
 		c.Set(fiber.HeaderAllow, fiber.MethodPost)
 		d := chooseDialect(e.kind, requestHints(c, f))
-		return sendJSONStatus(c, fiber.StatusMethodNotAllowed, envelope(d, 500, k.Manage.T("console_post_only"), nil))
+		return sendJSONStatus(c, fiber.StatusMethodNotAllowed, envelope(d, 500, k.say(c, "console_post_only"), nil))
 	}
 }
 
@@ -281,7 +281,7 @@ func (k *console) guardPage(c *fiber.Ctx) error {
 	if err != nil {
 		if !errors.Is(err, errNoSession) {
 			k.Log.Error("session check failed", "path", c.Path(), "err", err)
-			return c.Status(fiber.StatusServiceUnavailable).SendString(k.Manage.T("console_db_error"))
+			return c.Status(fiber.StatusServiceUnavailable).SendString(k.say(c, "console_db_error"))
 		}
 		if tokenOf(c) != "" {
 			k.expireCookie(c, manage.TokenCookie)
@@ -347,16 +347,15 @@ func (k *console) originAllowed(raw string, c *fiber.Ctx) bool {
 // unreadable number naming its parameter, anything else logged and answered as a
 // database problem.
 func (r *call) fail(err error) error {
-	var me *manage.Error
-	if errors.As(err, &me) {
-		return sendJSON(r.c, envelope(r.d, 500, me.Msg, nil))
+	if msg, ok := asFailure(r.c, err); ok {
+		return sendJSON(r.c, envelope(r.d, 500, msg, nil))
 	}
 	var bn *badNumber
 	if errors.As(err, &bn) {
-		return sendJSON(r.c, envelope(r.d, 500, r.k.Manage.Msg("console_number", bn.field), nil))
+		return sendJSON(r.c, envelope(r.d, 500, r.k.say(r.c, "console_number", bn.field), nil))
 	}
 	r.k.Log.Error("console request failed", "path", r.c.Path(), "user", r.p.User.Username, "err", err)
-	return sendJSON(r.c, envelope(r.d, 500, r.k.Manage.T("console_db_error"), nil))
+	return sendJSON(r.c, envelope(r.d, 500, r.k.say(r.c, "console_db_error"), nil))
 }
 
 // ok answers success with a payload (nil for none).
@@ -418,12 +417,12 @@ func (r *call) oneID() (int, error) {
 			return 0, err
 		}
 		if len(ids) != 1 {
-			return 0, &manage.Error{Kind: manage.Invalid, Msg: r.k.Manage.T("console_select_one")}
+			return 0, &manage.Error{Kind: manage.Invalid, Msg: r.k.say(r.c, "console_select_one")}
 		}
 		return ids[0], nil
 	}
 	if !r.f.has("id") || r.f.str("id") == "" {
-		return 0, &manage.Error{Kind: manage.Invalid, Msg: r.k.Manage.Msg("console_input", "id")}
+		return 0, &manage.Error{Kind: manage.Invalid, Msg: r.k.say(r.c, "console_input", "id")}
 	}
 	return r.f.int("id", 0)
 }

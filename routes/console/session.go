@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -36,10 +35,10 @@ func (k *console) expireCookie(c *fiber.Ctx, name string) {
 func (k *console) login(c *fiber.Ctx) error {
 	f, err := parseForm(c)
 	if err != nil {
-		return sendJSON(c, envelope(v2, 500, k.Manage.T("console_bad_form"), nil))
+		return sendJSON(c, envelope(v2, 500, k.say(c, "console_bad_form"), nil))
 	}
 	if !k.sameOrigin(c) {
-		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
+		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.say(c, "console_cross_site"), nil))
 	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))
@@ -60,10 +59,10 @@ func (k *console) login(c *fiber.Ctx) error {
 func (k *console) doLogin(c *fiber.Ctx) error {
 	f, err := parseForm(c)
 	if err != nil {
-		return sendJSON(c, envelope(v3, 500, k.Manage.T("console_bad_form"), nil))
+		return sendJSON(c, envelope(v3, 500, k.say(c, "console_bad_form"), nil))
 	}
 	if !k.sameOrigin(c) {
-		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
+		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.say(c, "console_cross_site"), nil))
 	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))
@@ -81,12 +80,11 @@ func (k *console) doLogin(c *fiber.Ctx) error {
 }
 
 func (k *console) loginFailed(c *fiber.Ctx, d dialect, err error) error {
-	var me *manage.Error
-	if errors.As(err, &me) {
-		return sendJSON(c, envelope(d, 500, me.Msg, nil))
+	if msg, ok := asFailure(c, err); ok {
+		return sendJSON(c, envelope(d, 500, msg, nil))
 	}
 	k.Log.Error("sign-in failed", "err", err)
-	return sendJSON(c, envelope(d, 500, k.Manage.T("console_db_error"), nil))
+	return sendJSON(c, envelope(d, 500, k.say(c, "console_db_error"), nil))
 }
 
 // logout is 2.x POST /logout: the request's login sessions end and their cookies are
@@ -94,12 +92,12 @@ func (k *console) loginFailed(c *fiber.Ctx, d dialect, err error) error {
 // After a provider's sign-in the content names the provider's end-session URL.
 func (k *console) logout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
-		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.Manage.T("console_cross_site"), nil))
+		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.say(c, "console_cross_site"), nil))
 	}
 	end, err := k.endRequestSessions(c)
 	if err != nil {
 		k.Log.Error("sign-out failed", "err", err)
-		return sendJSON(c, envelope(v2, 500, k.Manage.T("console_db_error"), nil))
+		return sendJSON(c, envelope(v2, 500, k.say(c, "console_db_error"), nil))
 	}
 	return sendJSON(c, envelope(v2, 200, "", logoutPayload(end)))
 }
@@ -108,12 +106,12 @@ func (k *console) logout(c *fiber.Ctx) error {
 // of the request ends too, and the cookies are expired.
 func (k *console) authLogout(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
-		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.Manage.T("console_cross_site"), nil))
+		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.say(c, "console_cross_site"), nil))
 	}
 	end, err := k.endRequestSessions(c)
 	if err != nil {
 		k.Log.Error("sign-out failed", "err", err)
-		return sendJSON(c, envelope(v3, 500, k.Manage.T("console_db_error"), nil))
+		return sendJSON(c, envelope(v3, 500, k.say(c, "console_db_error"), nil))
 	}
 	return sendJSON(c, envelope(v3, 200, "", logoutPayload(end)))
 }

@@ -49,6 +49,10 @@ type ParseError struct {
 	Msg string
 	// Offset is Quartz's error offset (-1 where Quartz gives none).
 	Offset int
+	// Field is the field Quartz refused, 1 (second) to 7 (year), or 0 when the
+	// refusal concerns the whole expression (too few or too many fields, both day
+	// fields set). Quartz's message does not always say; the console does.
+	Field int
 }
 
 // Error returns Quartz's message unchanged.
@@ -82,7 +86,7 @@ func Parse(expr string) (*Expression, error) { return ParseDialect(expr, Quartz2
 // ParseDialect parses expr with the rules of dialect d. A rejection is a
 // *ParseError whose message is Quartz's.
 func ParseDialect(expr string, d Dialect) (*Expression, error) {
-	p := parser{d: d, e: newExpression(expr, d)}
+	p := parser{d: d, e: newExpression(expr, d), on: -1}
 	if err := p.buildExpression(javaUpper(expr)); err != nil {
 		pe, ok := err.(*ParseError)
 		if !ok { // buildExpression wraps everything; keep the contract anyway

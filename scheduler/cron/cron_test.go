@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -270,4 +271,36 @@ func TestStringIsTheOriginal(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "0 0 12 ? * mon-fri", e.String())
 	require.True(t, strings.HasPrefix(Quartz231.String(), "quartz-2.3"))
+}
+
+// A refusal names the field Quartz was reading, and none for the expression as a
+// whole; the message stays Quartz's.
+func TestParseErrorField(t *testing.T) {
+	for _, c := range []struct {
+		expr  string
+		field int
+		msg   string
+	}{
+		{"0 0 25 * * ?", 3, "Hour values must be between 0 and 23"},
+		{"61 * * * * ?", 1, "Minute and Second values must be between 0 and 59"},
+		{"0 0/61 * * * ?", 2, "Increment >= 60 : 61"},
+		{"0 0 0 ? FOO *", 5, "Invalid Month value: 'FOO'"},
+		{"0 0 0 * * MON#9", 6, "A numeric value between 1 and 5 must follow the '#' option"},
+		{"0 0 0 * * ? 2030/X", 7, ""},
+		{"0 0 0 * *", 0, "Unexpected end of expression."},
+		{"0 0 0 * * * * *", 0, ""},
+		{"0 0 0 * * *", 0, "Support for specifying both a day-of-week AND a day-of-month parameter is not implemented."},
+	} {
+		_, err := Parse(c.expr)
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%q: want a ParseError, got %v", c.expr, err)
+		}
+		if pe.Field != c.field {
+			t.Errorf("%q: field %d, want %d (%s)", c.expr, pe.Field, c.field, pe.Msg)
+		}
+		if c.msg != "" && pe.Msg != c.msg {
+			t.Errorf("%q: message %q, want %q", c.expr, pe.Msg, c.msg)
+		}
+	}
 }

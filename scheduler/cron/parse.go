@@ -60,6 +60,9 @@ func numberFormatErr(s []uint16) error {
 type parser struct {
 	d Dialect
 	e *Expression
+	// on is the field being read (tSecond…tYear), -1 outside the field loop: it tells
+	// a ParseError which field Quartz refused.
+	on int
 }
 
 func (p *parser) set(typ int) intSet {
@@ -103,7 +106,10 @@ func (p *parser) buildExpression(expression []uint16) error {
 		return nil
 	}
 	if je, ok := err.(*javaException); ok {
-		return parseErr("Illegal cron expression format ("+je.Error()+")", 0)
+		err = parseErr("Illegal cron expression format ("+je.Error()+")", 0)
+	}
+	if pe, ok := err.(*ParseError); ok {
+		pe.Field = p.on + 1
 	}
 	return err
 }
@@ -118,6 +124,7 @@ func (p *parser) build(expression []uint16) error {
 		if exprOn > tYear {
 			break // Quartz 2.3.1 ignores extra tokens
 		}
+		p.on = exprOn
 		expr := trim(tok)
 		if p.d == Quartz231 && exprOn == tDayOfMonth && indexOf(expr, 'L') != -1 && len(expr) > 1 && indexOf(expr, ',') != -1 {
 			return parseErr("Support for specifying 'L' and 'LW' with other days of the month is not implemented", -1)
@@ -137,6 +144,7 @@ func (p *parser) build(expression []uint16) error {
 		}
 		exprOn++
 	}
+	p.on = -1
 	if exprOn <= tDayOfWeek {
 		return parseErr("Unexpected end of expression.", len(expression))
 	}

@@ -29,7 +29,7 @@ func (s *Service) SaveGlue(ctx context.Context, p Principal, in GlueInput) error
 		return s.errInput("glue_remark")
 	}
 	if n := len([]rune(in.Remark)); n < 4 || n > 100 {
-		return s.fail(Invalid, "console_length", s.field("glue_remark"), "4", "100")
+		return s.fail(Invalid, "console_length", fieldName("glue_remark"), "4", "100")
 	}
 	if hasAngle(in.Remark) {
 		return s.errInvalid("glue_remark")

@@ -74,7 +74,7 @@ func (s *Service) validateGroup(in *GroupInput) error {
 		return s.errInput("appname")
 	}
 	if n := len([]rune(in.AppName)); n < 4 || n > 64 {
-		return s.fail(Invalid, "console_length", s.field("appname"), "4", "64")
+		return s.fail(Invalid, "console_length", fieldName("appname"), "4", "64")
 	}
 	if hasAngle(in.AppName) {
 		return s.errInvalid("appname")

@@ -126,8 +126,8 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 	}
 	switch in.ScheduleType {
 	case "CRON":
-		if cron.Validate(in.ScheduleConf) != nil {
-			return s.errInvalid("cron")
+		if err := cron.Validate(in.ScheduleConf); err != nil {
+			return errCron(s.errInvalid("cron").Msg, err)
 		}
 	case "FIX_RATE":
 		n, err := strconv.ParseInt(in.ScheduleConf, 10, 32)
@@ -173,10 +173,10 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 		return s.errInvalid("block")
 	}
 	if in.ExecutorTimeout < 0 {
-		return s.fail(Invalid, "console_not_negative", s.field("timeout"))
+		return s.fail(Invalid, "console_not_negative", fieldName("timeout"))
 	}
 	if in.ExecutorFailRetryCount < 0 {
-		return s.fail(Invalid, "console_not_negative", s.field("retry"))
+		return s.fail(Invalid, "console_not_negative", fieldName("retry"))
 	}
 	if err := s.validateZone(in.TimeZone); err != nil {
 		return err
@@ -200,14 +200,14 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 		for _, item := range strings.Split(in.ChildJobID, ",") {
 			id, err := strconv.Atoi(item)
 			if err != nil {
-				return s.fail(Invalid, "console_invalid", s.field("child")+"("+item+")")
+				return s.fail(Invalid, "console_invalid", fieldItem{"child", item})
 			}
 			if !create && id == in.ID {
 				return s.fail(Invalid, "console_child_self")
 			}
 			child, err := s.store.LoadJob(ctx, id)
 			if errors.Is(err, schema.ErrNotFound) {
-				return s.fail(NotFound, "console_not_found", s.field("child")+"("+item+")")
+				return s.fail(NotFound, "console_not_found", fieldItem{"child", item})
 			}
 			if err != nil {
 				return err
@@ -562,7 +562,7 @@ func (s *Service) checkTriggerAddresses(ctx context.Context, p Principal, job sc
 	}
 	for _, a := range route.SplitAddressList(javaTrim(list)) {
 		if !httpURL(a) {
-			return s.fail(Invalid, "console_invalid", s.field("address_list")+"("+a+")")
+			return s.fail(Invalid, "console_invalid", fieldItem{"address_list", a})
 		}
 		if !p.Admin() && !known[normAddress(a)] {
 			return s.fail(Denied, "console_address_not_listed", a)
@@ -596,7 +596,7 @@ func (s *Service) NextFireTimesIn(ctx context.Context, scheduleType, scheduleCon
 	out := []time.Time{}
 	if scheduleType == "CRON" {
 		if err := cron.Validate(scheduleConf); err != nil {
-			return nil, &Error{Kind: Invalid, Msg: format(s.msgs.T("console_invalid"), s.field("schedule_type")) + ": " + err.Error()}
+			return nil, errCron(s.errInvalid("schedule_type").Msg+": "+err.Error(), err)
 		}
 	}
 	if err := s.validateZone(&zone); err != nil {
@@ -623,7 +623,17 @@ func (s *Service) NextFireTimesIn(ctx context.Context, scheduleType, scheduleCon
 		}
 		t, ok, err := s.sched.NextFireTime(probe, from)
 		if err != nil {
-			return nil, &Error{Kind: Invalid, Msg: format(s.msgs.T("console_invalid"), s.field("schedule_type")) + ": " + err.Error()}
+			legacy := s.errInvalid("schedule_type").Msg + ": " + err.Error()
+			if scheduleType == "CRON" { // refused by the layout's own Quartz dialect
+				return nil, errCron(legacy, err)
+			}
+			field := fieldName("schedule_type")
+			if scheduleType == "FIX_RATE" {
+				field = "fix_rate"
+			}
+			e := s.fail(Invalid, "console_invalid_because", field, err.Error())
+			e.Msg = legacy
+			return nil, e
 		}
 		if !ok {
 			break

@@ -161,6 +161,20 @@ type Error struct {
 	// Key is the message's text key ("console_login_local_user"), for callers that
 	// answer some failures their own way.
 	Key string
+	// args are Key's arguments as given — text, a field or a cron refusal — so that
+	// In can say the message in another language.
+	args []any
+}
+
+// In returns the message in language l, for the console's pages, which speak the
+// language the person chose. Msg keeps the configured language and, where the
+// console words a failure better than upstream (a refused cron expression), the
+// upstream wording that scripts may compare.
+func (e *Error) In(l i18n.Lang) string {
+	if e.Key == "" {
+		return e.Msg
+	}
+	return renderMsg(i18n.For(l), e.Key, e.args)
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -171,8 +185,8 @@ func IsKind(err error, k Kind) bool {
 	return errors.As(err, &e) && e.Kind == k
 }
 
-func (s *Service) fail(k Kind, key string, args ...string) *Error {
-	return &Error{Kind: k, Msg: format(s.msgs.T(key), args...), Key: key}
+func (s *Service) fail(k Kind, key string, args ...any) *Error {
+	return &Error{Kind: k, Msg: renderMsg(s.msgs, key, args), Key: key, args: args}
 }
 
 // format fills {0}, {1}, … placeholders.
@@ -183,22 +197,20 @@ func format(pattern string, args ...string) string {
 	return pattern
 }
 
-func (s *Service) field(name string) string { return s.msgs.T("console_f_" + name) }
-
 func (s *Service) errInput(field string) *Error {
-	return s.fail(Invalid, "console_input", s.field(field))
+	return s.fail(Invalid, "console_input", fieldName(field))
 }
 
 func (s *Service) errChoose(field string) *Error {
-	return s.fail(Invalid, "console_choose", s.field(field))
+	return s.fail(Invalid, "console_choose", fieldName(field))
 }
 
 func (s *Service) errInvalid(field string) *Error {
-	return s.fail(Invalid, "console_invalid", s.field(field))
+	return s.fail(Invalid, "console_invalid", fieldName(field))
 }
 
 func (s *Service) errNotFound(field string) *Error {
-	return s.fail(NotFound, "console_not_found", s.field(field))
+	return s.fail(NotFound, "console_not_found", fieldName(field))
 }
 
 func (s *Service) errDenied() *Error { return s.fail(Denied, "console_denied") }
@@ -209,11 +221,16 @@ func (s *Service) errAdminOnly() *Error { return s.fail(Denied, "console_admin_o
 // placeholders filled.
 func (s *Service) Msg(key string, args ...string) string { return format(s.msgs.T(key), args...) }
 
+// MsgIn is Msg in language l.
+func MsgIn(l i18n.Lang, key string, args ...string) string {
+	return format(i18n.For(l).T(key), args...)
+}
+
 // checkLen refuses a value longer than max characters (the column's size), so the
 // user reads which field is too long instead of a database error.
 func (s *Service) checkLen(field, v string, max int) error {
 	if n := len([]rune(v)); n > max {
-		return s.fail(Invalid, "console_too_long", s.field(field), strconv.Itoa(max))
+		return s.fail(Invalid, "console_too_long", fieldName(field), strconv.Itoa(max))
 	}
 	return nil
 }

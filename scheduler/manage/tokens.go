@@ -181,7 +181,7 @@ func (s *Service) tokenGroups(ctx context.Context, list string) ([]int, error) {
 		}
 	}
 	if len(joinIDs(ids)) > 255 {
-		return nil, s.fail(Invalid, "console_too_long", s.field("jobgroup"), "255")
+		return nil, s.fail(Invalid, "console_too_long", fieldName("jobgroup"), "255")
 	}
 	return ids, nil
 }

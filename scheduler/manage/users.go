@@ -31,7 +31,7 @@ func (s *Service) ListUsers(ctx context.Context, p Principal, f schema.UserFilte
 // checkPassword applies the 4–20 characters rule to a trimmed password.
 func (s *Service) checkPassword(field, pw string) error {
 	if n := len([]rune(pw)); n < 4 || n > 20 {
-		return s.fail(Invalid, "console_length", s.field(field), "4", "20")
+		return s.fail(Invalid, "console_length", fieldName(field), "4", "20")
 	}
 	return nil
 }
@@ -66,7 +66,7 @@ func (s *Service) AddUser(ctx context.Context, p Principal, in UserInput) (int, 
 	}
 	in.Username = javaTrim(in.Username)
 	if n := len([]rune(in.Username)); n < 4 || n > 20 {
-		return 0, s.fail(Invalid, "console_length", s.field("username"), "4", "20")
+		return 0, s.fail(Invalid, "console_length", fieldName("username"), "4", "20")
 	}
 	if hasAngle(in.Username) || strings.ContainsAny(in.Username, `"'&,`) {
 		return 0, s.errInvalid("username")

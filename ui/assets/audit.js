@@ -3,49 +3,23 @@
 'use strict';
 
 (() => {
-  const { t, el, $, api, listFilters, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#audit-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { listPage, t, el, badge, boot } = App;
   const actions = boot.actions || {};
-  const COLS = 6;
-  const FIELDS = ['actor', 'action', 'targetKind', 'targetId', 'from', 'to'];
   const SHOWN = 6; // changed fields shown before "n more"
   const CUT = 160; // characters of a value shown in the table (the title holds all)
 
-  const q = readQuery();
-  const state = {
-    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
-    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
-  };
-  for (const k of FIELDS) if (q.has(k)) filters[k].value = q.get(k);
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
-
-  // dt completes a typed time: a date alone, or a time without seconds.
+  // dt completes a typed time without seconds.
   const dt = (v) => {
     const s = String(v || '').trim().replace('T', ' ');
     if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(s)) return s + ':00';
     return s;
   };
 
-  let seq = 0;
-  async function load() {
-    const my = ++seq;
-    const f = {};
-    for (const k of FIELDS) f[k] = filters[k].value.trim();
-    f.from = dt(f.from);
-    f.to = dt(f.to);
-    writeQuery({ ...f, offset: state.offset || '', size: state.size === 20 ? '' : state.size });
-    try {
-      const page = await api('/audit/pageList', { ...f, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      totalBadge.textContent = (page.total || 0).toLocaleString();
-      tableRows(tbody, page.data || [], COLS, row);
-      pg.render(page.total || 0, state.offset, state.size);
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    }
-  }
+  const list = listPage({
+    endpoint: '/audit/pageList', table: 'audit-table', reloadOn: ['action', 'targetKind'], row,
+    fields: { actor: '', action: '', targetKind: '', targetId: '', from: '', to: '' },
+    params: () => ({ from: dt(list.filters.from.value), to: dt(list.filters.to.value) }),
+  });
 
   const OUTCOME = { ok: 'success', failed: 'danger', denied: 'danger' };
   // named is the text of a stored name ("user" under "audit_kind_"), the name itself
@@ -59,9 +33,8 @@
 
   // applyFilter narrows the list to one value of a column (a click in the table).
   function applyFilter(values) {
-    for (const [k, v] of Object.entries(values)) filters[k].value = v;
-    state.offset = 0;
-    load();
+    for (const [k, v] of Object.entries(values)) list.filters[k].value = v;
+    list.reload();
   }
 
   const cut = (v) => (v.length > CUT ? v.slice(0, CUT) + '…' : v);
@@ -109,7 +82,5 @@
       el('td', { class: 'audit-changes-cell' }, changes(e.changes)));
   }
 
-  listFilters(filters, state, load, [filters.action, filters.targetKind]);
-  document.getElementById('btn-refresh').addEventListener('click', load);
-  load();
+  list.load();
 })();

@@ -1,5 +1,5 @@
 // Shared helpers of every console page: the JSON calls, DOM building (text only, never
-// markup from data), dialogs, toasts, the pager, dates in the server's zone, and the
+// markup from data), dialogs, toasts, dates in the server's zone, and the
 // header's language switch, password change and sign-out.
 'use strict';
 
@@ -64,7 +64,7 @@ const App = (() => {
     try {
       res = await fetch(boot.base + path, {
         method: 'POST', body, credentials: 'same-origin', redirect: 'manual',
-        headers: { Accept: 'application/json' },
+        headers: { Accept: 'application/json', 'X-Xxl-Admin-Lang': boot.lang || '' },
       });
     } catch (e) {
       throw new ApiError(t('common_network'));
@@ -106,6 +106,9 @@ const App = (() => {
     if (!dlg.dataset.wired) {
       dlg.dataset.wired = '1';
       $$('[data-close]', dlg).forEach((b) => b.addEventListener('click', () => dlg.close('cancel')));
+      // An error answers the input it was given: once that changes, it goes.
+      const form = $('form', dlg);
+      if (form) for (const ev of ['input', 'change']) form.addEventListener(ev, () => formError(form, ''));
     }
     const err = $('[data-slot="error"]', dlg);
     if (err) { err.hidden = true; err.textContent = ''; }
@@ -161,15 +164,6 @@ const App = (() => {
         formError(form, err.message);
       }
     });
-  }
-
-  // listFilters makes the filter form's submit and reset, and every given select's
-  // change, go back to the first page and reload.
-  function listFilters(filters, state, load, selects) {
-    const again = () => { state.offset = 0; load(); };
-    filters.addEventListener('submit', (e) => { e.preventDefault(); again(); });
-    filters.addEventListener('reset', () => setTimeout(again, 0));
-    for (const sel of selects || []) sel.addEventListener('change', again);
   }
 
   function infoDialog(title, body) {
@@ -253,81 +247,6 @@ const App = (() => {
   // serverNow is "yyyy-MM-dd HH:mm:ss" of now (minus ms) in the server zone.
   function serverTime(msAgo) { return fmtParts(partsOf(Date.now() - (msAgo || 0))); }
 
-  // pager renders paging controls and calls onChange(offset, size).
-  function pager(container, onChange) {
-    const sizes = [10, 20, 50, 100];
-    let state = { total: 0, offset: 0, size: 20 };
-    function go(offset) { onChange(Math.max(0, offset), state.size); }
-    function render(total, offset, size) {
-      state = { total, offset, size };
-      const pages = Math.max(1, Math.ceil(total / size));
-      const page = Math.floor(offset / size) + 1;
-      const sel = el('select', { 'aria-label': t('pager_size'), class: 'pager-size', onchange: (e) => { state.size = +e.target.value; onChange(0, state.size); } },
-        sizes.map((s) => el('option', { value: s, selected: s === size }, String(s))));
-      const num = el('input', { type: 'number', min: 1, max: pages, value: page, class: 'pager-num', 'aria-label': t('pager_goto') });
-      num.addEventListener('change', () => {
-        const p = Math.min(pages, Math.max(1, parseInt(num.value, 10) || 1));
-        go((p - 1) * size);
-      });
-      const first = total === 0 ? 0 : offset + 1;
-      const last = Math.min(total, offset + size);
-      clear(container);
-      append(container, [
-        el('span', { class: 'pager-info' }, t('pager_total', total.toLocaleString()), total ? ' · ' + t('pager_showing', first, last) : ''),
-        el('span', { class: 'spacer' }),
-        el('label', { class: 'pager-label' }, t('pager_size'), sel),
-        el('button', { type: 'button', class: 'btn btn-sm', disabled: page <= 1, title: t('pager_first'), 'aria-label': t('pager_first'), onclick: () => go(0) }, '«'),
-        el('button', { type: 'button', class: 'btn btn-sm', disabled: page <= 1, onclick: () => go(offset - size) }, '‹ ' + t('pager_prev')),
-        el('span', { class: 'pager-page' }, num, ' / ' + pages),
-        el('button', { type: 'button', class: 'btn btn-sm', disabled: page >= pages, onclick: () => go(offset + size) }, t('pager_next') + ' ›'),
-        el('button', { type: 'button', class: 'btn btn-sm', disabled: page >= pages, title: t('pager_last'), 'aria-label': t('pager_last'), onclick: () => go((pages - 1) * size) }, '»'),
-      ]);
-    }
-    return { render, get size() { return state.size; }, set size(v) { state.size = v; } };
-  }
-
-  // tableRows fills a tbody with rows, or a one-cell message row.
-  function tableRows(tbody, rows, cols, make) {
-    clear(tbody);
-    if (!rows || rows.length === 0) {
-      tbody.appendChild(el('tr', { class: 'placeholder' }, el('td', { colspan: cols }, t('common_empty'))));
-      return;
-    }
-    rows.forEach((r) => tbody.appendChild(make(r)));
-  }
-
-  function tableMessage(tbody, cols, msg, kind) {
-    clear(tbody);
-    tbody.appendChild(el('tr', { class: 'placeholder ' + (kind || '') }, el('td', { colspan: cols }, msg)));
-  }
-
-  // menu builds an action dropdown for a table row.
-  function rowMenu(items) {
-    const list = el('div', { class: 'menu row-menu', role: 'menu', hidden: true });
-    const btn = el('button', { type: 'button', class: 'btn btn-sm menu-btn', 'aria-haspopup': 'menu', 'aria-expanded': 'false' }, t('common_actions'), el('span', { class: 'caret', 'aria-hidden': 'true' }));
-    for (const it of items) {
-      if (!it) continue;
-      if (it === '-') { list.appendChild(el('hr')); continue; }
-      list.appendChild(el('button', {
-        type: 'button', role: 'menuitem', class: it.danger ? 'danger' : '', dataset: { action: it.action || '' },
-        onclick: () => { closeMenus(); it.run(); },
-      }, it.label));
-    }
-    btn.addEventListener('click', (e) => {
-      e.stopPropagation();
-      const open = list.hidden;
-      closeMenus();
-      if (open) {
-        list.hidden = false;
-        btn.setAttribute('aria-expanded', 'true');
-        const r = btn.getBoundingClientRect();
-        const below = window.innerHeight - r.bottom;
-        list.classList.toggle('up', below < list.offsetHeight + 16 && r.top > below);
-      }
-    });
-    return el('div', { class: 'menu-wrap' }, btn, list);
-  }
-
   function closeMenus() {
     $$('.menu').forEach((m) => {
       if (m.id === 'user-menu' || m.classList.contains('row-menu')) m.hidden = true;
@@ -342,10 +261,26 @@ const App = (() => {
   // badge is a coloured status label.
   const badge = (text, kind) => el('span', { class: 'badge badge-' + kind }, text);
 
+  // reword says a stored message in the page's language: the admin wrote its fixed
+  // texts in the language configured then (boot.rewordings pairs them with this
+  // language's). A trigger message is the admin's throughout; a result message
+  // ('result') is the executor's unless it is one fixed text as a whole.
+  const rewordings = boot.rewordings || [];
+  function reword(s, kind) {
+    if (kind === 'result') {
+      const p = rewordings.find((x) => x[0] === s.trim());
+      return p ? p[1] : s;
+    }
+    for (const [from, to] of rewordings) s = s.split(from).join(to);
+    return s;
+  }
+
   // msgText turns an admin-written HTML fragment (trigger and result messages keep
-  // <br> and a few spans) into plain text lines without interpreting it.
-  function msgText(html) {
+  // <br> and a few spans) into plain text lines without interpreting it; kind
+  // ('trigger' or 'result') rewords it into the page's language.
+  function msgText(html, kind) {
     if (!html) return '';
+    if (kind) html = reword(String(html), kind);
     const ents = { lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", '#x27': "'", nbsp: ' ' };
     return String(html)
       .replace(/<br\s*\/?>/gi, '\n')
@@ -355,16 +290,7 @@ const App = (() => {
       .trim();
   }
 
-  function msgBlock(html) { return el('div', { class: 'msg-text' }, msgText(html)); }
-
-  // Query-string state of list pages.
-  function readQuery() { return new URLSearchParams(window.location.search); }
-  function writeQuery(params) {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) if (v !== '' && v !== undefined && v !== null) q.set(k, v);
-    const s = q.toString();
-    window.history.replaceState(null, '', window.location.pathname + (s ? '?' + s : ''));
-  }
+  function msgBlock(html, kind) { return el('div', { class: 'msg-text' }, msgText(html, kind)); }
 
   // Header: language switch, user menu, password change, sign-out, sidebar toggle.
   function initChrome() {
@@ -433,8 +359,7 @@ const App = (() => {
   else initChrome();
 
   return {
-    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, saveForm, listFilters,
-    busy, fmtMs, fmtDate, range, serverTime, pager, tableRows, tableMessage, rowMenu, badge, msgText, msgBlock,
-    readQuery, writeQuery, partsOf, pad, toLogin,
+    boot, t, el, clear, append, $, $$, api, ApiError, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, saveForm,
+    busy, fmtMs, fmtDate, range, serverTime, closeMenus, badge, msgText, msgBlock, partsOf, pad, toLogin,
   };
 })();

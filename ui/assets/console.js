@@ -11,10 +11,10 @@
   const wrap = document.getElementById('console-wrap');
   const killBtn = document.getElementById('console-kill');
   const details = document.getElementById('console-details');
-  document.getElementById('console-trigger-msg').textContent = msgText(boot.triggerMsg);
+  document.getElementById('console-trigger-msg').textContent = msgText(boot.triggerMsg, 'trigger');
   const resultBox = document.getElementById('console-result');
   function showResult(html) {
-    const text = msgText(html);
+    const text = msgText(html, 'result');
     document.getElementById('console-handle-msg').textContent = text;
     resultBox.hidden = !text;
   }
@@ -69,6 +69,8 @@
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+  // refreshStatus shows the run's current state and returns its row (null when it
+  // cannot be read).
   async function refreshStatus() {
     try {
       const page = await api('/joblog/pageList', { jobGroup: 0, jobId: boot.jobId, logStatus: -1, filterTime: '', offset: 0, pagesize: 50 });
@@ -77,13 +79,45 @@
         setStatus(me.triggerCode, me.handleCode);
         showResult(me.handleMsg);
       }
-    } catch (e) { /* keep the last status */ }
+      return me || null;
+    } catch (e) {
+      return null; // keep the last status
+    }
+  }
+
+  // An executor that keeps no log (the Node.js SDK's default, logStorage 'memory')
+  // refuses every read with this message.
+  const NO_LOG = /no local logger found/i;
+  const hint = document.getElementById('console-hint');
+
+  // trackWithoutLog says why there is no output and follows the run's state until it
+  // ends, so its badge and result change without a reload.
+  async function trackWithoutLog(gen, msg) {
+    hint.textContent = t('console_no_log_hint', msg);
+    hint.hidden = false;
+    out.hidden = true; // an empty output box would say nothing
+    setState('nolog', t('console_no_log'));
+    if (await trackState(gen)) setState('finished', t('console_no_log_done'));
+  }
+
+  // trackState follows the run's state until it ends (true) or the page follows
+  // again (false): the badge and result change without a reload.
+  async function trackState(gen) {
+    for (;;) {
+      if (gen !== run) return false;
+      const me = await refreshStatus();
+      if (gen !== run) return false;
+      if (me && (me.handleCode > 0 || (me.triggerCode !== 200 && me.triggerCode !== 0))) return true;
+      await sleep(POLL_MS);
+    }
   }
 
   async function follow_() {
     const gen = ++run;
     clear(out);
     bold = false;
+    hint.hidden = true;
+    out.hidden = false;
     setStatus(boot.triggerCode, boot.handleCode);
     if (boot.triggerCode !== 200 && boot.triggerCode !== 0 && boot.handleCode === 0) {
       setState('failed', t('console_no_start'));
@@ -101,9 +135,14 @@
         chunk = await api('/joblog/logDetailCat', { logId: boot.logId, fromLineNum: from });
         failures = 0;
       } catch (e) {
+        if (NO_LOG.test(e.message)) {
+          await trackWithoutLog(gen, e.message);
+          return;
+        }
         failures++;
         if (failures >= (doneAtOpen ? 3 : MAX_FAILURES)) {
           setState('failed', t('console_too_many') + ' ' + e.message);
+          await trackState(gen); // the output is out of reach; the run's state is not
           return;
         }
         setState('retrying', t('console_retrying') + ' ' + e.message);

@@ -65,11 +65,19 @@
     }
   }
 
-  function niceMax(v) {
-    if (v <= 4) return 4;
-    const p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-    return 10 * p;
+  // yScale chooses the y axis of counts up to v: a step of 1, 2 or 5 times a power of
+  // ten (or 25 times one), at most five steps, so every grid line sits at a whole
+  // count and its label says exactly that count.
+  function yScale(v) {
+    const top = Math.max(4, v);
+    for (let p = 1; ; p *= 10) {
+      for (const m of [1, 2, 2.5, 5]) {
+        const step = m * p;
+        if (!Number.isInteger(step)) continue;
+        const n = Math.ceil(top / step);
+        if (n <= 5) return { step, n, max: step * n };
+      }
+    }
   }
 
   function draw() {
@@ -84,12 +92,13 @@
     const m = { l: 48, r: 12, t: 12, b: 34 };
     const iw = W - m.l - m.r;
     const ih = H - m.t - m.b;
-    const max = niceMax(Math.max(1, ...list.map((d) => d.suc + d.fail + d.running)));
+    const scale = yScale(Math.max(...list.map((d) => d.suc + d.fail + d.running)));
+    const max = scale.max;
     const svg = el('svg:svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, class: 'chart-svg', role: 'img', 'aria-label': t('dash_chart') });
-    for (let i = 0; i <= 4; i++) {
-      const y = m.t + ih - (ih * i) / 4;
-      svg.appendChild(el('svg:line', { x1: m.l, x2: W - m.r, y1: y, y2: y, class: i === 0 ? 'axis' : 'grid' }));
-      svg.appendChild(el('svg:text', { x: m.l - 8, y: y + 4, class: 'tick', 'text-anchor': 'end' }, Math.round((max * i) / 4).toLocaleString()));
+    for (let i = 0; i <= scale.n; i++) {
+      const y = m.t + ih - (ih * i) / scale.n;
+      svg.appendChild(el('svg:line', { x1: m.l, x2: W - m.r, y1: y, y2: y, class: i === 0 ? 'axis' : 'grid', dataset: { value: scale.step * i } }));
+      svg.appendChild(el('svg:text', { x: m.l - 8, y: y + 4, class: 'tick tick-y', 'text-anchor': 'end' }, (scale.step * i).toLocaleString()));
     }
     const slot = iw / list.length;
     const bw = Math.max(2, Math.min(36, slot * 0.62));

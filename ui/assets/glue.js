@@ -1,4 +1,4 @@
-// GLUE editor: a textarea with line numbers, the version list (current + up to 30
+// GLUE editor: the bundled code editor (a textarea with line numbers without it), the version list (current + up to 30
 // saved) and saving a new version with a remark (administrators only).
 'use strict';
 
@@ -31,6 +31,30 @@
   ta.addEventListener('input', renumber);
   ta.addEventListener('scroll', () => { gutter.scrollTop = ta.scrollTop; });
 
+  // With the bundled editor (editor.js) the script is edited with its language's
+  // colours; the text area stays, hidden, as the value the page saves.
+  let cm = null;
+  if (window.GlueEditor) {
+    const box = document.getElementById('editor');
+    const host = document.createElement('div');
+    host.className = 'cm-host';
+    host.id = 'glue-cm';
+    box.appendChild(host);
+    box.classList.add('has-cm');
+    cm = window.GlueEditor.create(host, {
+      doc: ta.value, glueType: boot.glueType, readOnly: ta.readOnly, label: ta.getAttribute('aria-label'), nonce: boot.styleNonce,
+      onChange: (doc) => { ta.value = doc; renumber(); },
+      onSave: () => openSave(),
+    });
+  }
+  // setSource shows a version's source in whichever editor the page has.
+  function setSource(src) {
+    ta.value = src;
+    ta.scrollTop = 0;
+    if (cm) cm.value = src;
+    renumber();
+  }
+
   ta.addEventListener('keydown', (e) => {
     if (ta.readOnly) return;
     if (e.key === 'Tab' && !e.ctrlKey && !e.altKey && !e.metaKey) {
@@ -51,9 +75,7 @@
       sel.value = String(versions.findIndex((x) => x.source === base) >= 0 ? versions.findIndex((x) => x.source === base) : 0);
       return;
     }
-    ta.value = v.source || '';
-    ta.scrollTop = 0;
-    renumber();
+    setSource(v.source || '');
     dirtyFlag.hidden = ta.value === base;
     if (+sel.value !== 0) toast(t('glue_loaded'));
   });

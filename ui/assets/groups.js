@@ -3,31 +3,9 @@
 'use strict';
 
 (() => {
-  const { saveForm, listFilters, t, el, $, api, toast, openDialog, formError, confirmDelete, infoDialog, busy, pager, tableRows, tableMessage, readQuery, writeQuery } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#groups-table tbody');
-  const totalBadge = document.getElementById('total-badge');
-  const COLS = 6;
-  const q = readQuery();
-  const state = { offset: Math.max(0, parseInt(q.get('offset'), 10) || 0), size: 20 };
-  for (const k of ['appname', 'title']) if (q.has(k)) filters[k].value = q.get(k);
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
-
-  let seq = 0;
-  async function load() {
-    const my = ++seq;
-    const f = { appname: filters.appname.value.trim(), title: filters.title.value.trim() };
-    writeQuery({ ...f, offset: state.offset || '' });
-    try {
-      const page = await api('/jobgroup/pageList', { ...f, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      totalBadge.textContent = (page.total || 0).toLocaleString();
-      tableRows(tbody, page.data || [], COLS, row);
-      pg.render(page.total || 0, state.offset, state.size);
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    }
-  }
+  const { saveForm, listPage, t, el, $, openDialog, formError, confirmDelete, infoDialog } = App;
+  const list = listPage({ endpoint: '/jobgroup/pageList', table: 'groups-table', fields: { appname: '', title: '' }, row });
+  const load = list.load;
 
   function online(g) {
     const list = g.registryList || [];
@@ -98,7 +76,6 @@
     await saveForm(form.querySelector('button[type="submit"]'), form, dlg, editing ? '/jobgroup/update' : '/jobgroup/insert', params, load);
   });
 
-  listFilters(filters, state, load);
   document.getElementById('btn-new').addEventListener('click', () => openGroup(null));
   load();
 })();

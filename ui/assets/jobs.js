@@ -3,60 +3,18 @@
 'use strict';
 
 (() => {
-  const { saveForm, listFilters, t, el, clear, $, api, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, busy, fmtMs, pager,
-    tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery } = App;
+  const { saveForm, listPage, t, el, clear, $, api, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog, busy, fmtMs,
+    rowMenu, badge, boot } = App;
   const filters = document.getElementById('filters');
   if (!filters) return; // no executor group yet
-  const tbody = $('#jobs-table tbody');
-  const totalBadge = document.getElementById('total-badge');
   const labels = boot.labels || {};
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
-  const COLS = 8;
-
-  const q = readQuery();
-  const state = {
-    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
-    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
-  };
-  if (q.has('jobGroup')) filters.jobGroup.value = q.get('jobGroup');
-  for (const k of ['triggerStatus', 'jobDesc', 'executorHandler', 'author']) if (q.has(k)) filters[k].value = q.get(k);
+  const list = listPage({
+    endpoint: '/jobinfo/pageList', table: 'jobs-table', row, reloadOn: ['jobGroup', 'triggerStatus'],
+    fields: { jobGroup: '0', triggerStatus: '-1', jobDesc: '', executorHandler: '', author: '' },
+  });
+  const { state, load } = list;
   if (!groups.has(+filters.jobGroup.value)) filters.jobGroup.value = '0';
-
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
-
-  function filterParams() {
-    return {
-      jobGroup: filters.jobGroup.value, triggerStatus: filters.triggerStatus.value,
-      jobDesc: filters.jobDesc.value.trim(), executorHandler: filters.executorHandler.value.trim(), author: filters.author.value.trim(),
-    };
-  }
-
-  let seq = 0;
-  async function load() {
-    const my = ++seq;
-    const f = filterParams();
-    writeQuery({ ...f, jobGroup: f.jobGroup === '0' ? '' : f.jobGroup, triggerStatus: f.triggerStatus === '-1' ? '' : f.triggerStatus,
-      offset: state.offset || '', size: state.size === 20 ? '' : state.size });
-    tbody.classList.add('loading');
-    try {
-      const page = await api('/jobinfo/pageList', { ...f, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      const rows = page.data || [];
-      const total = page.total || 0;
-      if (rows.length === 0 && total > 0 && state.offset >= total) {
-        state.offset = Math.max(0, (Math.ceil(total / state.size) - 1) * state.size);
-        load();
-        return;
-      }
-      totalBadge.textContent = total.toLocaleString();
-      tableRows(tbody, rows, COLS, row);
-      pg.render(total, state.offset, state.size);
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    } finally {
-      if (my === seq) tbody.classList.remove('loading');
-    }
-  }
 
   const groupName = (id) => (groups.has(id) ? groups.get(id).title : '#' + id);
   const label = (kind, v) => (labels[kind] && labels[kind][v]) || v;
@@ -188,6 +146,8 @@
   let previewSeq = 0;
   function previewSoon() {
     clearTimeout(previewTimer);
+    // The refusal of the previous input goes at once, not when the next answer comes.
+    if (fireList.classList.contains('invalid')) { clear(fireList); fireList.classList.remove('invalid'); }
     previewTimer = setTimeout(preview, 300);
   }
 
@@ -245,6 +205,7 @@
     glueSel.disabled = mode === 'edit';
     document.getElementById('glue-hint').textContent = mode === 'edit' ? t('jobs_f_glue_locked') : boot.admin ? '' : t('jobs_f_glue_admin');
     document.getElementById('start-now-wrap').hidden = mode === 'edit';
+    builder.load(cronIn.value);
     syncSchedule();
     syncGlue();
     if (j && j.glueType === 'BEAN') handlerIn.value = j.executorHandler || '';
@@ -252,9 +213,11 @@
     form.jobDesc.focus();
   }
 
+  const builder = App.cronBuilder(document.getElementById('cron-rows'), cronIn, previewSoon);
   document.getElementById('cron-presets').addEventListener('change', (e) => {
     if (e.target.value) cronIn.value = e.target.value;
     e.target.value = '';
+    builder.load(cronIn.value);
     previewSoon();
   });
   stype.addEventListener('change', syncSchedule);
@@ -367,8 +330,6 @@
     });
   });
 
-  // Filters.
-  listFilters(filters, state, load, [filters.jobGroup, filters.triggerStatus]);
   document.getElementById('btn-new').addEventListener('click', () => openJob('add', null));
 
   load();

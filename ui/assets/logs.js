@@ -3,33 +3,38 @@
 'use strict';
 
 (() => {
-  const { t, el, clear, $, api, toast, openDialog, formError, confirmDialog, infoDialog, busy, fmtDate, pager,
-    tableRows, tableMessage, rowMenu, badge, boot, readQuery, writeQuery, range, serverTime, msgBlock } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#logs-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { listPage, t, el, clear, api, toast, openDialog, confirmDialog, infoDialog, fmtDate,
+    rowMenu, badge, boot, readQuery, range, serverTime, msgBlock } = App;
   const jobIn = document.getElementById('f-job');
   const jobList = document.getElementById('job-options');
   const rangeSel = document.getElementById('f-range');
   const fromIn = document.getElementById('f-from');
   const toIn = document.getElementById('f-to');
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
-  const COLS = 7;
 
+  const list = listPage({
+    endpoint: '/joblog/pageList', table: 'logs-table', row, reloadOn: ['logStatus'],
+    fields: { jobGroup: '0', logStatus: '-1' },
+    params: () => { applyRange(); return { jobId: state.jobId, filterTime: filterTime() }; },
+    query: () => ({
+      jobId: state.jobId || '', range: rangeSel.value === 'today' ? '' : rangeSel.value,
+      from: rangeSel.value === 'custom' ? dt(fromIn.value) : '', to: rangeSel.value === 'custom' ? dt(toIn.value) : '',
+    }),
+    prepare: nameJobs,
+    // Runs still going: look again soon while the page is visible.
+    again: (rows) => rows.some((r) => r.triggerCode === 200 && r.handleCode === 0),
+    submit: checkFilters,
+    reset: () => { jobIn.value = ''; state.jobId = 0; rangeSel.value = 'today'; },
+  });
+  const { filters, state, load, reload } = list;
+  state.jobId = boot.jobId || 0;
+  filters.jobGroup.value = String(boot.group || 0); // the page's job decides its group
   const q = readQuery();
-  const state = {
-    jobId: boot.jobId || 0,
-    offset: Math.max(0, parseInt(q.get('offset'), 10) || 0),
-    size: [10, 20, 50, 100].includes(+q.get('size')) ? +q.get('size') : 20,
-  };
-  if (q.has('logStatus')) filters.logStatus.value = q.get('logStatus');
   if (q.has('range') && rangeSel.querySelector('option[value="' + CSS.escape(q.get('range')) + '"]')) rangeSel.value = q.get('range');
   if (rangeSel.value === 'custom') {
     fromIn.value = q.get('from') || '';
     toIn.value = q.get('to') || '';
   }
-
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
 
   // applyRange fills the time fields from the chosen preset (recomputed on every load,
   // so "last hour" moves with the clock).
@@ -69,43 +74,6 @@
     return m ? +m[1] : 0;
   }
 
-  let seq = 0;
-  let refreshTimer = 0;
-  async function load() {
-    const my = ++seq;
-    clearTimeout(refreshTimer);
-    applyRange();
-    const params = {
-      jobGroup: filters.jobGroup.value, jobId: state.jobId, logStatus: filters.logStatus.value, filterTime: filterTime(),
-    };
-    writeQuery({
-      jobGroup: params.jobGroup === '0' ? '' : params.jobGroup, jobId: state.jobId || '', logStatus: params.logStatus === '-1' ? '' : params.logStatus,
-      range: rangeSel.value === 'today' ? '' : rangeSel.value,
-      from: rangeSel.value === 'custom' ? dt(fromIn.value) : '', to: rangeSel.value === 'custom' ? dt(toIn.value) : '',
-      offset: state.offset || '', size: state.size === 20 ? '' : state.size,
-    });
-    tbody.classList.add('loading');
-    try {
-      const page = await api('/joblog/pageList', { ...params, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      const rows = page.data || [];
-      const total = page.total || 0;
-      await nameJobs(rows);
-      if (my !== seq) return;
-      totalBadge.textContent = total.toLocaleString();
-      tableRows(tbody, rows, COLS, row);
-      pg.render(total, state.offset, state.size);
-      // Runs still going: look again soon while the page is visible.
-      if (rows.some((r) => r.triggerCode === 200 && r.handleCode === 0)) {
-        refreshTimer = setTimeout(() => { if (!document.hidden && !document.querySelector('dialog[open]')) load(); }, 5000);
-      }
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    } finally {
-      if (my === seq) tbody.classList.remove('loading');
-    }
-  }
-
   // Job descriptions of a page's rows, in one request for the whole page (the list's
   // rows carry only the job id). Names seen once are kept for the page's life.
   const jobNames = new Map();
@@ -129,9 +97,9 @@
     return badge(t('status_pending'), 'muted');
   }
 
-  function msgLink(title, html) {
+  function msgLink(title, html, kind) {
     if (!html) return null;
-    return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html)) }, t('common_show'));
+    return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html, kind)) }, t('common_show'));
   }
 
   function row(l) {
@@ -140,8 +108,8 @@
     const items = [
       hasOutput && { label: t('logs_rolling'), action: 'rolling', run: () => window.open(boot.base + '/joblog/logDetailPage?id=' + l.id, '_blank', 'noopener') },
       running && { label: t('logs_kill'), action: 'kill', danger: true, run: () => kill(l) },
-      { label: t('logs_trigger_msg'), action: 'trigger-msg', run: () => infoDialog(t('logs_trigger_msg'), msgBlock(l.triggerMsg)) },
-      l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg)) },
+      { label: t('logs_trigger_msg'), action: 'trigger-msg', run: () => infoDialog(t('logs_trigger_msg'), msgBlock(l.triggerMsg, 'trigger')) },
+      l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg, 'result')) },
     ];
     const g = groups.get(l.jobGroup);
     return el('tr', { dataset: { id: l.id } },
@@ -153,10 +121,10 @@
         el('div', { class: 'sub' }, g ? g.title : '', l.executorParam ? ' · ' + t('logs_param') + ': ' + l.executorParam : '',
           l.executorShardingParam ? ' · ' + t('logs_shard') + ' ' + l.executorShardingParam : '')),
       el('td', { class: 'nowrap' }, el('div', {}, fmtDate(l.triggerTime)),
-        el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg))),
+        el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg, 'trigger'))),
       el('td', { class: 'mono small' }, l.executorAddress || el('span', { class: 'muted' }, '—')),
       el('td', { class: 'nowrap' }, fmtDate(l.handleTime) || el('span', { class: 'muted' }, '—')),
-      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg)),
+      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg, 'result')),
       el('td', { class: 'col-actions' },
         hasOutput ? el('a', { class: 'btn btn-sm btn-ghost', href: boot.base + '/joblog/logDetailPage?id=' + l.id, target: '_blank', rel: 'noopener', dataset: { action: 'rolling-quick' } }, t('logs_rolling')) : null,
         rowMenu(items)));
@@ -195,8 +163,8 @@
     clearTimeout(jobTimer);
     jobTimer = setTimeout(fillJobs, 250);
     const id = parseJob();
-    if (id && /·/.test(jobIn.value)) { state.jobId = id; state.offset = 0; load(); }
-    if (!jobIn.value.trim() && state.jobId) { state.jobId = 0; state.offset = 0; load(); }
+    if (id && /·/.test(jobIn.value)) { state.jobId = id; reload(); }
+    if (!jobIn.value.trim() && state.jobId) { state.jobId = 0; reload(); }
   });
 
   async function resolveJob() {
@@ -215,38 +183,27 @@
     return false;
   }
 
-  filters.addEventListener('submit', async (e) => {
-    e.preventDefault();
+  // checkFilters completes the typed times and finds the typed job before a search.
+  async function checkFilters() {
     for (const f of [fromIn, toIn]) {
       f.value = dt(f.value);
       if (!validTime(f.value)) {
         toast((f === fromIn ? t('logs_filter_from') : t('logs_filter_to')) + ': yyyy-MM-dd HH:mm:ss', 'error');
         f.focus();
-        return;
+        return false;
       }
     }
-    if (!(await resolveJob())) return;
-    state.offset = 0;
-    load();
-  });
-  filters.addEventListener('reset', () => setTimeout(() => {
-    jobIn.value = '';
-    state.jobId = 0;
-    rangeSel.value = 'today';
-    state.offset = 0;
-    load();
-  }, 0));
+    return resolveJob();
+  }
+
   filters.jobGroup.addEventListener('change', () => {
     jobIn.value = '';
     state.jobId = 0;
     clear(jobList);
-    state.offset = 0;
-    load();
+    reload();
   });
-  filters.logStatus.addEventListener('change', () => { state.offset = 0; load(); });
-  rangeSel.addEventListener('change', () => { state.offset = 0; load(); });
+  rangeSel.addEventListener('change', reload);
   for (const f of [fromIn, toIn]) f.addEventListener('input', () => { rangeSel.value = 'custom'; });
-  document.getElementById('btn-refresh').addEventListener('click', load);
 
   // Clean-up.
   const dlgClear = document.getElementById('dlg-clear');
@@ -270,8 +227,7 @@
     try {
       await api('/joblog/clearLog', { jobGroup: filters.jobGroup.value, jobId: state.jobId, type });
       toast(t('logs_clear_done'));
-      state.offset = 0;
-      load();
+      reload();
     } catch (err) {
       toast(err.message, 'error');
     }

@@ -2,32 +2,10 @@
 'use strict';
 
 (() => {
-  const { t, el, $, $$, api, toast, openDialog, formError, confirmDialog, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#tokens-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { listPage, t, el, $, $$, api, toast, openDialog, formError, confirmDialog, busy, badge, boot } = App;
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
-  const COLS = 9;
-  const q = readQuery();
-  const state = { offset: Math.max(0, parseInt(q.get('offset'), 10) || 0), size: 20 };
-  filters.revoked.checked = q.get('revoked') === '1';
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
-
-  let seq = 0;
-  async function load() {
-    const my = ++seq;
-    const revoked = filters.revoked.checked ? 1 : 0;
-    writeQuery({ revoked: revoked || '', offset: state.offset || '' });
-    try {
-      const page = await api('/apitoken/pageList', { revoked, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      totalBadge.textContent = (page.total || 0).toLocaleString();
-      tableRows(tbody, page.data || [], COLS, row);
-      pg.render(page.total || 0, state.offset, state.size);
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    }
-  }
+  const list = listPage({ endpoint: '/apitoken/pageList', table: 'tokens-table', fields: { revoked: '0' }, reloadOn: ['revoked'], row });
+  const load = list.load;
 
   const STATE_KIND = { active: 'success', expired: 'warning', revoked: 'muted' };
   const STATE_LABEL = { active: t('tokens_state_active'), expired: t('tokens_state_expired'), revoked: t('tokens_state_revoked') };
@@ -116,8 +94,6 @@
     }
   });
 
-  filters.revoked.addEventListener('change', () => { state.offset = 0; load(); });
-  filters.addEventListener('submit', (e) => { e.preventDefault(); });
   document.getElementById('btn-new').addEventListener('click', openNew);
   load();
 })();

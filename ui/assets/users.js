@@ -3,32 +3,10 @@
 'use strict';
 
 (() => {
-  const { saveForm, listFilters, t, el, $, $$, api, toast, openDialog, formError, confirmDelete, busy, pager, tableRows, tableMessage, badge, boot, readQuery, writeQuery } = App;
-  const filters = document.getElementById('filters');
-  const tbody = $('#users-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { saveForm, listPage, t, el, $, $$, openDialog, formError, confirmDelete, badge, boot } = App;
   const groups = new Map((boot.groups || []).map((g) => [String(g.id), g]));
-  const COLS = 5;
-  const q = readQuery();
-  const state = { offset: Math.max(0, parseInt(q.get('offset'), 10) || 0), size: 20 };
-  for (const k of ['role', 'username']) if (q.has(k)) filters[k].value = q.get(k);
-  const pg = pager(document.getElementById('pager'), (offset, size) => { state.offset = offset; state.size = size; load(); });
-
-  let seq = 0;
-  async function load() {
-    const my = ++seq;
-    const f = { role: filters.role.value, username: filters.username.value.trim() };
-    writeQuery({ role: f.role === '-1' ? '' : f.role, username: f.username, offset: state.offset || '' });
-    try {
-      const page = await api('/user/pageList', { ...f, offset: state.offset, pagesize: state.size });
-      if (my !== seq) return;
-      totalBadge.textContent = (page.total || 0).toLocaleString();
-      tableRows(tbody, page.data || [], COLS, row);
-      pg.render(page.total || 0, state.offset, state.size);
-    } catch (e) {
-      if (my === seq) tableMessage(tbody, COLS, e.message, 'error');
-    }
-  }
+  const list = listPage({ endpoint: '/user/pageList', table: 'users-table', fields: { role: '-1', username: '' }, reloadOn: ['role'], row });
+  const load = list.load;
 
   const permIds = (u) => String(u.permission || '').split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -95,7 +73,6 @@
     await saveForm(form.querySelector('button[type="submit"]'), form, dlg, editing ? '/user/update' : '/user/insert', params, load);
   });
 
-  listFilters(filters, state, load, [filters.role]);
   document.getElementById('btn-new').addEventListener('click', () => openUser(null));
   load();
 })();
