@@ -10,6 +10,7 @@ func init() {
 }
 
 var scheduleEn = map[string]string{
+	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "Calendar",
 	"console_f_calendar_name":    "Calendar name",
 	"console_f_calendar_spec":    "Calendar days",
@@ -23,6 +24,7 @@ var scheduleEn = map[string]string{
 }
 
 var scheduleZhCN = map[string]string{
+	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "日历",
 	"console_f_calendar_name":    "日历名称",
 	"console_f_calendar_spec":    "日历日期",
@@ -36,6 +38,7 @@ var scheduleZhCN = map[string]string{
 }
 
 var scheduleZhTC = map[string]string{
+	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "日曆",
 	"console_f_calendar_name":    "日曆名稱",
 	"console_f_calendar_spec":    "日曆日期",

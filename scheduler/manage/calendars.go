@@ -47,7 +47,7 @@ func (s *Service) SaveCalendar(ctx context.Context, p Principal, in CalendarInpu
 		return 0, s.checkLen("calendar_spec", in.Spec, 4<<20)
 	}
 	if _, err := calendar.Parse(calendar.Kind(in.Kind), in.Spec); err != nil {
-		return 0, &Error{Kind: Invalid, Msg: s.field("calendar_spec") + ": " + err.Error()}
+		return 0, s.fail(Invalid, "console_calendar_refused", fieldName("calendar_spec"), err.Error())
 	}
 	all, err := s.store.Calendars(ctx)
 	if err != nil {
@@ -127,7 +127,7 @@ func (s *Service) validateCalendars(ctx context.Context, ids *[]int) error {
 	}
 	for _, id := range *ids {
 		if _, ok := found[id]; !ok {
-			return s.fail(NotFound, "console_not_found", s.field("calendar")+"("+itoa(id)+")")
+			return s.fail(NotFound, "console_not_found", fieldItem{"calendar", itoa(id)})
 		}
 	}
 	return nil
