@@ -1,0 +1,161 @@
+package jobspec_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/jobspec"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+const actor = "cli:jobs-apply"
+
+type database struct {
+	name string
+	open func(t *testing.T) (*schema.Store, *time.Location)
+}
+
+var databases = []database{
+	{"sqlite", func(t *testing.T) (*schema.Store, *time.Location) {
+		db := schematest.NewSQLite(t)
+		return db.Store, db.Loc
+	}},
+	{"mariadb", func(t *testing.T) (*schema.Store, *time.Location) {
+		db, st := schematest.New(t, schema.Layout34)
+		return st, db.Loc
+	}},
+	{"postgres", func(t *testing.T) (*schema.Store, *time.Location) {
+		db, st := schematest.NewPostgres(t)
+		return st, db.Loc
+	}},
+}
+
+func target(t *testing.T, d database) jobspec.Target {
+	st, loc := d.open(t)
+	return jobspec.NewTarget(st, loc, actor, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// fill makes jobs through the console's operations: a GLUE script with a zone, a
+// calendar and tags, running, with a BEAN child in another group and one in its own.
+func fill(t *testing.T, tg jobspec.Target) {
+	t.Helper()
+	ctx, svc, p := context.Background(), tg.Service, tg.Principal
+	_, err := svc.SaveCalendar(ctx, p, manage.CalendarInput{Name: "holidays", Kind: "DATES", Spec: "2026-12-25"})
+	require.NoError(t, err)
+	cals, err := tg.Store.Calendars(ctx)
+	require.NoError(t, err)
+	orders, err := svc.AddGroup(ctx, p, manage.GroupInput{AppName: "orders-executor", Title: "Orders"})
+	require.NoError(t, err)
+	ship, err := svc.AddJob(ctx, p, manage.JobInput{JobGroup: orders, JobDesc: "ship parcels", Author: "ops", ScheduleType: "FIX_RATE",
+		ScheduleConf: "60", ExecutorHandler: "shipHandler", GlueType: "BEAN", ExecutorParam: "fast", ExecutorTimeout: 30})
+	require.NoError(t, err)
+	notify, err := svc.AddJob(ctx, p, manage.JobInput{JobGroup: 1, JobDesc: "notify", Author: "ops", ScheduleType: "NONE",
+		ExecutorHandler: "demoJobHandler", GlueType: "BEAN"})
+	require.NoError(t, err)
+	zone, tags, calIDs := "America/New_York", []string{"Nightly", "reports"}, []int{cals[0].ID}
+	report, err := svc.AddJob(ctx, p, manage.JobInput{JobGroup: 1, JobDesc: "nightly report", Author: "finance",
+		AlarmEmail: "fin@example.com", ScheduleType: "CRON", ScheduleConf: "0 30 2 * * ?", GlueType: "GLUE_SHELL",
+		GlueSource: "#!/bin/sh\necho report\n", GlueRemark: "first", ExecutorFailRetryCount: 2,
+		ChildJobID: itoa(ship) + "," + itoa(notify), TimeZone: &zone, CalendarIDs: &calIDs, Tags: &tags})
+	require.NoError(t, err)
+	require.NoError(t, svc.SaveGlue(ctx, p, manage.GlueInput{JobID: report, Source: "#!/bin/sh\necho report v2\n", Remark: "second"}))
+	require.NoError(t, svc.StartJob(ctx, p, report))
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func export(t *testing.T, tg jobspec.Target, sel jobspec.Selection, f jobspec.Format) []byte {
+	t.Helper()
+	file, err := jobspec.Export(context.Background(), tg.Store, sel)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, file.Write(&buf, f))
+	return buf.Bytes()
+}
+
+func apply(t *testing.T, tg jobspec.Target, data []byte, o jobspec.Options) (*jobspec.Plan, string) {
+	t.Helper()
+	f, err := jobspec.Parse(data)
+	require.NoError(t, err)
+	plan, err := jobspec.Apply(context.Background(), tg, f, o)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	plan.Write(&out)
+	return plan, out.String()
+}
+
+// Jobs exported from one database and applied to another are the same jobs there:
+// exporting them again gives the same file. A second apply changes nothing; a dry run
+// shows a change with its fields and leaves the database as it was; --prune deletes
+// the jobs of the file's groups that the file leaves out. Every pair of databases
+// once: SQLite to MariaDB, MariaDB to PostgreSQL, PostgreSQL to SQLite.
+func TestExportApplyReproducesJobs(t *testing.T) {
+	t.Parallel()
+	for i, src := range databases {
+		dst := databases[(i+1)%len(databases)]
+		for _, format := range []jobspec.Format{jobspec.YAML, jobspec.JSON} {
+			t.Run(src.name+"-to-"+dst.name+"-"+string(format), func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				from, to := target(t, src), target(t, dst)
+				fill(t, from)
+				_, err := to.Service.SaveCalendar(ctx, to.Principal, manage.CalendarInput{Name: "holidays", Kind: "DATES", Spec: "2026-12-25"})
+				require.NoError(t, err)
+				file := export(t, from, jobspec.Selection{}, format)
+				if format == jobspec.YAML {
+					require.Contains(t, string(file), "glueSource: |\n")
+				}
+
+				plan, text := apply(t, to, file, jobspec.Options{})
+				require.Equal(t, 4, plan.Count(jobspec.Create), text) // the group and three jobs
+				require.Contains(t, text, "+ create group orders-executor")
+				require.Contains(t, text, "+ create job xxl-job-executor-sample/nightly report")
+				require.Contains(t, text, "= unchanged job xxl-job-executor-sample/示例任务01", text)
+				require.Equal(t, string(file), string(export(t, to, jobspec.Selection{}, format)), "the target exports the same file")
+
+				plan, text = apply(t, to, file, jobspec.Options{})
+				require.Zero(t, plan.Count(jobspec.Create)+plan.Count(jobspec.Change)+plan.Count(jobspec.Delete), text)
+				require.Equal(t, 4, plan.Count(jobspec.Unchanged), text)
+				audit, _, err := to.Store.ListAudit(ctx, schema.AuditFilter{Actor: actor}, 0, 100)
+				require.NoError(t, err)
+				require.NotEmpty(t, audit, "changes are audited as %s", actor)
+				before := len(audit)
+
+				// A dry run of a changed file: the plan names the fields, nothing changes.
+				changed := bytes.Replace(file, []byte("0 30 2 * * ?"), []byte("0 45 3 * * ?"), 1)
+				plan, text = apply(t, to, changed, jobspec.Options{DryRun: true})
+				require.Equal(t, 1, plan.Count(jobspec.Change), text)
+				require.Contains(t, text, `scheduleConf: "0 30 2 * * ?" -> "0 45 3 * * ?"`)
+				require.Contains(t, text, "dry run, nothing was changed")
+				require.Equal(t, string(file), string(export(t, to, jobspec.Selection{}, format)), "a dry run changes nothing")
+				audit, _, err = to.Store.ListAudit(ctx, schema.AuditFilter{Actor: actor}, 0, 100)
+				require.NoError(t, err)
+				require.Len(t, audit, before, "a dry run records nothing")
+
+				// Prune: a file with the orders group alone and no jobs in it.
+				only := []byte(`groups:
+  - appName: orders-executor
+    jobs: []
+`)
+				plan, text = apply(t, to, only, jobspec.Options{DryRun: true})
+				require.Contains(t, text, "? not in file job orders-executor/ship parcels")
+				require.Zero(t, plan.Count(jobspec.Delete))
+				plan, text = apply(t, to, only, jobspec.Options{Prune: true})
+				require.Equal(t, 1, plan.Count(jobspec.Delete), text)
+				require.Contains(t, text, "- delete job orders-executor/ship parcels")
+				left := export(t, to, jobspec.Selection{Apps: []string{"orders-executor"}}, jobspec.YAML)
+				require.NotContains(t, string(left), "ship parcels")
+				require.Contains(t, string(export(t, to, jobspec.Selection{}, jobspec.YAML)), "nightly report", "other groups are left alone")
+			})
+		}
+	}
+}
