@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/jobspec"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -41,7 +43,7 @@ var databases = []database{
 
 func target(t *testing.T, d database) jobspec.Target {
 	st, loc := d.open(t)
-	return jobspec.NewTarget(st, loc, actor, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return jobspec.NewTarget(st, loc, i18n.En, actor, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // fill makes jobs through the console's operations: a GLUE script with a zone, a
@@ -157,5 +159,112 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				require.Contains(t, string(export(t, to, jobspec.Selection{}, jobspec.YAML)), "nightly report", "other groups are left alone")
 			})
 		}
+	}
+}
+
+// A file with errors is refused as a whole, each error named by its line: the file's
+// own (unknown keys, wrong types, names missing or given twice), references the
+// database cannot resolve, and the console's refusals (a bad CRON, no author, an
+// unknown zone), on every database.
+func TestApplyRefusesFileWithErrors(t *testing.T) {
+	t.Parallel()
+	parseErrs := `groups:
+  - appName: xxl-job-executor-sample
+    jobs:
+      - name: a
+        author: x
+        sheduleType: CRON
+      - name: b
+        author: x
+        executorTimeout: soon
+      - author: x
+      - name: a
+        author: x
+  - appName: xxl-job-executor-sample
+    colour: blue
+`
+	_, err := jobspec.Parse([]byte(parseErrs))
+	var errs jobspec.Errors
+	require.ErrorAs(t, err, &errs)
+	requireErrors(t, errs, []string{
+		`line 6: unknown key "sheduleType" in a job`,
+		"line 9: cannot unmarshal !!str `soon` into int",
+		"line 10: a job needs a name",
+		`line 11: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
+		"line 13: group xxl-job-executor-sample is given twice (first at line 2)",
+		`line 14: unknown key "colour"`,
+	})
+
+	_, err = jobspec.Parse([]byte("groups:\n  - appName: x\n    jobs: [\n"))
+	require.ErrorAs(t, err, &errs)
+	require.Len(t, errs, 1)
+	require.Positive(t, errs[0].Line, errs.Error())
+	_, err = jobspec.Parse([]byte("{\n\t\"groups\": [\n\t\t{\"appName\": \"x\", \"jobs\": [{\"name\": \"j\", \"author\": 5, \"x\": 1}]}\n\t]\n}\n"))
+	require.ErrorAs(t, err, &errs)
+	requireErrors(t, errs, []string{`line 3: unknown key "x" in a job`}, "JSON, tabs and all, with lines")
+
+	semantic := `groups:
+  - appName: xxl-job-executor-sample
+    jobs:
+      - name: bad cron
+        author: x
+        scheduleType: CRON
+        scheduleConf: "0 0 25 * * ?"
+        executorHandler: h
+      - name: no author
+        author: ""
+        scheduleType: NONE
+        executorHandler: h
+      - name: zoned
+        author: x
+        scheduleType: NONE
+        executorHandler: h
+        timeZone: Mars/Olympus
+      - name: fine
+        author: x
+        scheduleType: FIX_RATE
+        scheduleConf: "30"
+        executorHandler: h
+        childJobs: [nowhere]
+        calendars: [no-such]
+        tags: ["a b"]
+`
+	for _, d := range databases {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			tg := target(t, d)
+			f, err := jobspec.Parse([]byte(semantic))
+			require.NoError(t, err)
+			before := export(t, tg, jobspec.Selection{}, jobspec.YAML)
+			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
+			require.ErrorAs(t, err, &errs)
+			requireErrors(t, errs, []string{
+				`line 18: job "fine": tag "a b"`,
+				`line 18: job "fine": no calendar named "no-such"`,
+				`line 18: job "fine": child job "xxl-job-executor-sample/nowhere" is neither in the file nor in the database`,
+			}, "references first, before any write")
+
+			f, err = jobspec.Parse([]byte(strings.Split(semantic, "      - name: fine")[0]))
+			require.NoError(t, err)
+			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
+			require.ErrorAs(t, err, &errs)
+			requireErrors(t, errs, []string{`line 4: job "bad cron": `, `line 9: job "no author": `, `line 13: job "zoned": Unknown time zone "Mars/Olympus"`},
+				errs.Error())
+			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
+		})
+	}
+}
+
+// requireErrors checks that errs are as many as want and each starts with its
+// text: the line and the gist, not every word of a message.
+func requireErrors(t *testing.T, errs jobspec.Errors, want []string, msg ...any) {
+	t.Helper()
+	got := make([]string, len(errs))
+	for i, e := range errs {
+		got[i] = e.String()
+	}
+	require.Len(t, got, len(want), "%q %v", got, msg)
+	for i := range want {
+		require.True(t, strings.HasPrefix(got[i], want[i]), "error %d is %q, want %q… %v", i, got[i], want[i], msg)
 	}
 }

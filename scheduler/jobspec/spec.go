@@ -191,6 +191,7 @@ func Parse(data []byte) (*File, error) {
 		f.Groups = append(f.Groups, g)
 	}
 	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b LineError) int { return a.Line - b.Line })
 		return nil, errs
 	}
 	return f, nil
