@@ -80,15 +80,20 @@ func (p *Plan) Write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s %s %s%s%s\n", mark[s.Action], s.Action, what, id, note)
 		for _, f := range s.Fields {
+			if s.Action == Create {
+				fmt.Fprintf(w, "    %s: %s\n", f.Field, f.After)
+				continue
+			}
 			fmt.Fprintf(w, "    %s: %s -> %s\n", f.Field, f.Before, f.After)
 		}
 	}
-	verb := "Plan"
 	if p.Applied {
-		verb = "Applied"
+		fmt.Fprintf(w, "Applied: %d created, %d changed, %d unchanged, %d deleted",
+			p.Count(Create), p.Count(Change), p.Count(Unchanged), p.Count(Delete))
+	} else {
+		fmt.Fprintf(w, "Plan: %d to create, %d to change, %d unchanged, %d to delete",
+			p.Count(Create), p.Count(Change), p.Count(Unchanged), p.Count(Delete))
 	}
-	fmt.Fprintf(w, "%s: %d to create, %d to change, %d unchanged, %d to delete", verb,
-		p.Count(Create), p.Count(Change), p.Count(Unchanged), p.Count(Delete))
 	if n := p.Count(Kept); n > 0 {
 		fmt.Fprintf(w, ", %d not in the file (kept)", n)
 	}
@@ -397,7 +402,7 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		a.byID[id] = created
-		plan.Steps = append(plan.Steps, Step{Action: Create, Group: it.app, Job: it.want.Name, Fields: diff(Job{}, it.want)})
+		plan.Steps = append(plan.Steps, Step{Action: Create, Group: it.app, Job: it.want.Name, Fields: diff(Job{Name: it.want.Name}, it.want)})
 	}
 	if len(a.errs) > 0 {
 		return nil, a.errs
