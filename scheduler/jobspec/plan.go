@@ -306,8 +306,9 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 	if err := a.load(ctx); err != nil {
 		return nil, err
 	}
-	inFile := map[string]bool{}
+	inFile, fileApps := map[string]bool{}, map[string]bool{}
 	for _, g := range a.f.Groups {
+		fileApps[g.AppName] = true
 		for _, j := range g.Jobs {
 			inFile[g.AppName+"/"+j.Name] = true
 		}
@@ -333,8 +334,13 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			}
 			for _, c := range j.ChildJobs {
 				ref := childRef(g.AppName, c)
-				if id, ok := a.ids[ref]; !inFile[ref] && (!ok || id <= 0) {
+				app, _, _ := strings.Cut(ref, "/")
+				switch id, ok := a.ids[ref]; {
+				case inFile[ref]:
+				case !ok || id <= 0:
 					a.fail(j.line, "job %q: child job %q is neither in the file nor in the database", j.Name, ref)
+				case a.o.Prune && fileApps[app]:
+					a.fail(j.line, "job %q: child job %q is not in the file, so --prune would delete it", j.Name, ref)
 				}
 			}
 			it := item{app: g.AppName, want: j}
@@ -583,7 +589,11 @@ func show(v reflect.Value) string {
 }
 
 func size(s string) string {
-	return fmt.Sprintf("%d line(s), %d byte(s)", strings.Count(s, "\n")+1, len(s))
+	lines := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		lines++
+	}
+	return fmt.Sprintf("%d line(s), %d byte(s)", lines, len(s))
 }
 
 func quote(s string) string { return strconv.Quote(s) }
