@@ -90,6 +90,8 @@ type jobBody struct {
 	TimeZone *string `json:"timeZone"`
 	// CalendarIDs are the job's exclusion calendars; absent keeps them on updateJob.
 	CalendarIDs *[]int `json:"calendarIds"`
+	// Tags are the job's tags; absent keeps them on updateJob.
+	Tags *[]string `json:"tags"`
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -111,7 +113,7 @@ func (b jobBody) input() manage.JobInput {
 		zone := strings.TrimSpace(*b.TimeZone)
 		in.TimeZone = &zone
 	}
-	in.CalendarIDs = b.CalendarIDs
+	in.CalendarIDs, in.Tags = b.CalendarIDs, b.Tags
 	if b.ID != nil {
 		in.ID = *b.ID
 	}
