@@ -251,6 +251,25 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			requireErrors(t, errs, []string{`line 4: job "bad cron": `, `line 9: job "no author": `, `line 13: job "zoned": Unknown time zone "Mars/Olympus"`},
 				errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
+
+			// A change refused and a creation refused are both reported, by line.
+			f, err = jobspec.Parse([]byte(`groups:
+  - appName: xxl-job-executor-sample
+    jobs:
+      - name: new one
+        scheduleType: NONE
+        executorHandler: h
+      - name: 示例任务01
+        author: XXL
+        scheduleType: CRON
+        scheduleConf: "0 0 3 32 * ?"
+        executorHandler: demoJobHandler
+`))
+			require.NoError(t, err)
+			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
+			require.ErrorAs(t, err, &errs)
+			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 7: job "示例任务01": Cron is not valid`}, errs.Error())
+			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}
 }

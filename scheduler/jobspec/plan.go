@@ -145,6 +145,10 @@ func Apply(ctx context.Context, t Target, f *File, o Options) (*Plan, error) {
 	if errors.Is(err, errDryRun) {
 		err = nil
 	}
+	var errs Errors
+	if errors.As(err, &errs) {
+		slices.SortStableFunc(errs, func(a, b LineError) int { return a.Line - b.Line })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -410,12 +414,13 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 		a.byID[id] = created
 		plan.Steps = append(plan.Steps, Step{Action: Create, Group: it.app, Job: it.want.Name, Fields: diff(Job{Name: it.want.Name}, it.want)})
 	}
-	if len(a.errs) > 0 {
-		return nil, a.errs
-	}
-	// Every job to its state: fields, child jobs, GLUE source, running.
+	// Every job to its state: fields, child jobs, GLUE source, running. Jobs refused
+	// above are left out, so that the other jobs' refusals are reported too.
 	for _, it := range items {
 		id := a.ids[it.app+"/"+it.want.Name]
+		if id <= 0 {
+			continue
+		}
 		before := a.spec(a.byID[id])
 		if it.cur == nil {
 			before.ChildJobs, before.Running = nil, false
