@@ -47,6 +47,10 @@ type API struct {
 	// XXL-JOB-APPNAME and its group's access_token, as 3.5 executors do. It is called
 	// at most every 30 s (upstream caches groups for 30 s too).
 	GroupTokens func(ctx context.Context) (map[string]string, error)
+	// LogApps, set with GroupTokens, names the app of each log (schema.Store.LogApps):
+	// a caller admitted by its group's token may report results of its own app's logs
+	// only. Callers with the global token are not restricted, as upstream.
+	LogApps func(ctx context.Context, ids []int64) (map[int64]string, error)
 	// Jobs, when set, serves the job OpenAPI calls it Handles (routes/openapi).
 	Jobs JobCalls
 	// ClientAddr names the client of a job OpenAPI call for the audit log
@@ -131,8 +135,16 @@ func (a *API) handle(c *fiber.Ctx) error {
 		}
 		return reply(c, a.Jobs.Call(manage.WithClient(ctx, client), uri, body, app))
 	}
-	if !a.tokenOK(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName)) {
+	// A caller admitted by a group's token (3.5) acts for that group's app only: upstream
+	// lets it register under, and report results for, any app, so that one executor's
+	// token could steer another group's triggers (and their token) to itself.
+	app := c.Get(protocol.HeaderAppName)
+	global, group := a.credentials(ctx, c.Get(protocol.HeaderAccessToken), app)
+	if !global && !group && !a.open(app) {
 		return reply(c, protocol.Fail(protocol.MsgTokenWrong))
+	}
+	if !group {
+		app = ""
 	}
 	switch uri {
 	case "registry", "registryRemove":
@@ -145,6 +157,10 @@ func (a *API) handle(c *fiber.Ctx) error {
 		}
 		if msg := registryTooLong(p); msg != "" {
 			return reply(c, protocol.Fail(msg))
+		}
+		if app != "" && p.RegistryKey != app {
+			a.Log.Warn("registry refused: key is not the caller's app", "op", uri, "app", app, "registry_key", p.RegistryKey, "executor", p.RegistryValue)
+			return reply(c, protocol.Fail("invalid request, registryKey must be the app name of the access token ("+app+")"))
 		}
 		if uri == "registry" {
 			err = a.Core.Registry(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
@@ -165,10 +181,18 @@ func (a *API) handle(c *fiber.Ctx) error {
 		for i, it := range items {
 			results[i] = scheduler.CallbackResult{LogID: it.LogID, HandleCode: it.HandleCode, HandleMsg: it.HandleMsg}
 		}
-		if err := a.Core.Callback(ctx, results); err != nil {
+		results, refused, err := a.ownLogs(ctx, app, results)
+		if err == nil {
+			err = a.Core.Callback(ctx, results)
+		}
+		if err != nil {
 			// Failure makes the executor keep the results and send them again.
 			a.Log.Error("callback not stored", "items", len(items), "err", err)
 			return reply(c, protocol.Fail("callback not stored, database unavailable; retry later"))
+		}
+		if len(refused) > 0 {
+			a.Log.Warn("callback refused: logs of another app", "app", app, "log_ids", refused)
+			return reply(c, protocol.Fail("callback refused for logs "+joinIDs(refused)+": not logs of app "+app))
 		}
 		return reply(c, protocol.Success())
 	}
@@ -185,15 +209,45 @@ func bearer(h string) (string, bool) {
 	return strings.Clone(strings.TrimSpace(secret)), true
 }
 
-// tokenOK checks the access token in constant time: the admin's global token (2.x–3.4),
-// or, with GroupTokens, the token of the group named by the app name header (3.5).
-// Without a global token and without an app name header no check applies, as upstream.
-func (a *API) tokenOK(ctx context.Context, got, app string) bool {
-	global, group := a.credentials(ctx, got, app)
-	if global || group {
-		return true
-	}
+// open reports whether the executor calls need no token: without a global token and
+// without an app name header no check applies, as upstream.
+func (a *API) open(app string) bool {
 	return a.AccessToken == "" && (a.GroupTokens == nil || app == "")
+}
+
+// ownLogs splits results into those of app's logs (and of logs no longer there, which
+// the scheduler drops as it always did) and the ids of other apps' logs. app "" (a
+// caller with the global token, or with none needed) keeps every result.
+func (a *API) ownLogs(ctx context.Context, app string, results []scheduler.CallbackResult) ([]scheduler.CallbackResult, []int64, error) {
+	if app == "" || a.LogApps == nil || len(results) == 0 {
+		return results, nil, nil
+	}
+	ids := make([]int64, len(results))
+	for i, r := range results {
+		ids[i] = r.LogID
+	}
+	apps, err := a.LogApps(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	kept := results[:0]
+	var refused []int64
+	for _, r := range results {
+		if owner, ok := apps[r.LogID]; ok && owner != app {
+			refused = append(refused, r.LogID)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, refused, nil
+}
+
+func joinIDs(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, ",")
 }
 
 // credentials reports which token matched: the global one, or (3.5) the one of the

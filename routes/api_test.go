@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,12 +264,8 @@ func TestSuccessEnvelopeShape(t *testing.T) {
 func TestGroupTokensOn35Layout(t *testing.T) {
 	t.Parallel()
 	b := setup(t, schema.Layout34, "")
-	b.db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
-	b.db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
-	b.db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+	store := to35(t, b.db)
 	b.db.Exec(t, "UPDATE xxl_job_group SET access_token='group-secret'")
-	store, _, err := schema.OpenStore(context.Background(), b.db.SQL)
-	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	app := routes.NewApp(log)
 	(&routes.API{Core: nopCore{}, AccessToken: "global", GroupTokens: store.GroupTokens, Log: log}).Mount(app, "")
@@ -289,8 +286,82 @@ func TestGroupTokensOn35Layout(t *testing.T) {
 	}
 }
 
+// to35 turns a 3.4 database into the 3.5 layout (renamed columns, group tokens) and
+// opens a Store on it.
+func to35(t *testing.T, db *schematest.DB) *schema.Store {
+	t.Helper()
+	db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
+	db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
+	db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+	store, r, err := schema.OpenStore(context.Background(), db.SQL)
+	require.NoError(t, err)
+	require.Equal(t, schema.Layout35, r.Layout.Name)
+	return store
+}
+
 type nopCore struct{}
 
 func (nopCore) Registry(context.Context, string, string, string) error       { return nil }
 func (nopCore) RegistryRemove(context.Context, string, string, string) error { return nil }
 func (nopCore) Callback(context.Context, []scheduler.CallbackResult) error   { return nil }
+
+// On the 3.5 layout a group's token speaks for its own app only (upstream lets it
+// register under and report results for any app): a registry or registryRemove for
+// another app's key and a callback for another app's log are refused, and nothing of
+// that app changes; the global token keeps upstream's reach (wire-protocol.md §7).
+func TestGroupTokenActsForItsOwnAppOnly(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34, "global")
+	b.store = to35(t, b.db)
+	ctx := context.Background()
+	b.db.Exec(t, "INSERT INTO xxl_job_group (app_name, name, address_type, access_token) VALUES ('app-a', 'A', 0, 'token-a'), ('app-b', 'B', 0, 'token-b')")
+	var groupA, groupB int64
+	require.NoError(t, b.db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='app-a'").Scan(&groupA))
+	require.NoError(t, b.db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='app-b'").Scan(&groupB))
+	logA, err := b.store.InsertLog(ctx, int(groupA), 1, time.Now())
+	require.NoError(t, err)
+	logB, err := b.store.InsertLog(ctx, int(groupB), 1, time.Now())
+	require.NoError(t, err)
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code=200")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sched := scheduler.New(scheduler.Config{Location: b.db.Loc, Logger: log}, b.store,
+		scheduler.HTTPExecutor{Client: executor.New(executor.Options{})}, clock.NewFake(time.Now()))
+	t.Cleanup(func() { sched.Stop(context.Background()) })
+	b.app = routes.NewApp(log)
+	(&routes.API{Core: sched, AccessToken: "global", GroupTokens: b.store.GroupTokens, LogApps: b.store.LogApps, Log: log}).Mount(b.app, "")
+	asA := []string{"XXL-JOB-ACCESS-TOKEN", "token-a", "XXL-JOB-APPNAME", "app-a"}
+	regB := `{"registryGroup":"EXECUTOR","registryKey":"app-b","registryValue":"http://127.0.0.1:9/"}`
+	b.db.Exec(t, "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time) VALUES ('EXECUTOR', 'app-b', 'http://10.0.0.2:9999/', NOW())")
+
+	_, env := b.do(t, post("/api/registry", regB, asA...))
+	require.Equal(t, 500, env.Code)
+	require.Contains(t, *env.Msg, "registryKey")
+	_, env = b.do(t, post("/api/registryRemove", `{"registryGroup":"EXECUTOR","registryKey":"app-b","registryValue":"http://10.0.0.2:9999/"}`, asA...))
+	require.Equal(t, 500, env.Code)
+	require.Equal(t, 0, b.db.Count(t, "xxl_job_registry", "registry_key='app-b' AND registry_value='http://127.0.0.1:9/'"))
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_registry", "registry_key='app-b' AND registry_value='http://10.0.0.2:9999/'"))
+	_, env = b.do(t, post("/api/registry", `{"registryGroup":"EXECUTOR","registryKey":"app-a","registryValue":"http://127.0.0.1:9/"}`, asA...))
+	require.Equal(t, 200, env.Code)
+
+	// A forged result for B's log in a batch with A's own: A's is stored, B's refused.
+	_, env = b.do(t, post("/api/callback", `[{"logId":`+itoa(logB)+`,"handleCode":200,"handleMsg":"forged by app-a"},{"logId":`+itoa(logA)+`,"handleCode":200,"handleMsg":"ok"}]`, asA...))
+	require.Equal(t, 500, env.Code)
+	require.Contains(t, *env.Msg, itoa(logB))
+	l, err := b.store.LoadLog(ctx, logB)
+	require.NoError(t, err)
+	require.Equal(t, 0, l.HandleCode, "B's log untouched")
+	l, err = b.store.LoadLog(ctx, logA)
+	require.NoError(t, err)
+	require.Equal(t, 200, l.HandleCode, "A's own result stored")
+
+	// The global token (2.x–3.4 executors, and 3.5 ones configured with it) reaches every app.
+	_, env = b.do(t, post("/api/callback", `[{"logId":`+itoa(logB)+`,"handleCode":500,"handleMsg":"by global"}]`, "XXL-JOB-ACCESS-TOKEN", "global"))
+	require.Equal(t, 200, env.Code)
+	l, err = b.store.LoadLog(ctx, logB)
+	require.NoError(t, err)
+	require.Equal(t, 500, l.HandleCode)
+	_, env = b.do(t, post("/api/registry", regB, "XXL-JOB-ACCESS-TOKEN", "global"))
+	require.Equal(t, 200, env.Code)
+}
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }

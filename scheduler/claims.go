@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -382,10 +383,15 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 		if h.Beat.Unix() == 0 { // retired gracefully: its claims are recent
 			from, to = now.Add(-10*time.Minute), now.Add(time.Minute)
 		}
+		accepted, err := s.takeOverAccepted(ctx, h.Instance, marker, from, to)
+		if err != nil {
+			return nil, err
+		}
 		claims, err := s.store.OrphanClaims(ctx, h.Instance, from, to)
 		if err != nil {
 			return nil, err
 		}
+		claims = slices.DeleteFunc(claims, func(c schema.Claim) bool { return accepted[c.LogID] })
 		items, err := s.adopt(ctx, h, claims, marker, now)
 		if err != nil {
 			return nil, err
@@ -409,7 +415,14 @@ func (s *Scheduler) adopt(ctx context.Context, h schema.AdminHeartbeat, claims [
 	nowMs := now.UnixMilli()
 	dead := h.Instance
 	for _, c := range claims {
-		maybeSent := strings.HasPrefix(c.Marker, schema.DispatchPrefix) || (h.HasSentUpTo && c.Planned.Unix() <= h.SentUpTo)
+		maybeSent := h.HasSentUpTo && c.Planned.Unix() <= h.SentUpTo
+		if maybeSent && c.HandleCode != 0 {
+			// Sent, and its result arrived before the outcome was written.
+			if _, err := s.store.ResolveDispatched(ctx, c.LogID, c.Marker, 200, msgSentResultArrived(dead, ""), false); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if maybeSent {
 			msg := fmt.Sprintf("admin %s stopped while sending this fire; whether the executor received it is unknown, so it is not sent again", dead)
 			if _, err := s.store.FailClaim(ctx, c.LogID, c.Marker, msg, false); err != nil {

@@ -361,14 +361,16 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 			ups = append(ups, schema.HandleUpdate{ID: l.ID, Code: code, Msg: msg})
 			continue
 		}
-		won, err := s.store.CompleteLog(ctx, l.ID, now, code, msg)
-		if err != nil {
-			return err
-		}
-		if won {
-			if err := s.triggerChildren(ctx, schema.Job{ID: l.JobID, ChildJobID: l.ChildJobID}, l.ID, msg); err != nil {
+		// The result and the child triggers are written together: the executor is
+		// told of success only once both are, and a child is then fired exactly once.
+		if err := s.store.InTx(ctx, func(ctx context.Context) error {
+			won, err := s.store.CompleteLog(ctx, l.ID, now, code, msg)
+			if err != nil || !won {
 				return err
 			}
+			return s.triggerChildren(ctx, schema.Job{ID: l.JobID, ChildJobID: l.ChildJobID}, l.ID, msg)
+		}); err != nil {
+			return err
 		}
 	}
 	if err := s.store.CompleteLogs(ctx, now, ups); err != nil {
@@ -380,8 +382,9 @@ func (s *Scheduler) completeChunk(ctx context.Context, items []CallbackResult) e
 	return nil
 }
 
-// triggerChildren fires a job's child jobs after its log completed with success and
-// appends the report to that log's handle_msg (scheduler.md §9.3).
+// triggerChildren accepts a job's child jobs after its log completed with success and
+// appends the report to that log's handle_msg (scheduler.md §9.3), in the caller's
+// transaction.
 func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID int64, msg string) error {
 	var b strings.Builder
 	b.WriteString(msg)
@@ -389,6 +392,7 @@ func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID i
 	children := strings.Split(job.ChildJobID, ",")
 	n := strconv.Itoa(len(children))
 	chain := s.chainOf(ctx, logID, job.ID) // chain.go: loops written by other processes
+	var reqs []TriggerRequest
 	for i, raw := range children {
 		id, ok := childID(raw)
 		if ok && id == job.ID {
@@ -401,11 +405,14 @@ func (s *Scheduler) triggerChildren(ctx context.Context, job schema.Job, logID i
 				b.WriteString(why)
 				continue
 			}
-			s.Submit(TriggerRequest{JobID: id, Type: TriggerParent, FailRetryCount: -1, Chain: chain})
+			reqs = append(reqs, TriggerRequest{JobID: id, Type: TriggerParent, FailRetryCount: -1, Chain: chain})
 			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg1"), append(args, s.msgs.T("system_success"), "null")...))
 		} else {
 			b.WriteString(javaFormat(s.msgs.T("jobconf_callback_child_msg2"), args...))
 		}
+	}
+	if err := s.Accept(ctx, reqs...); err != nil {
+		return err
 	}
 	return s.store.SetHandleMsg(ctx, logID, truncateJava(b.String(), HandleMsgMax))
 }

@@ -186,41 +186,48 @@ func (s *Scheduler) sweepFailed(ctx context.Context, lo, upTo, readBefore int64,
 // the ones it got.
 func (s *Scheduler) handleFailedIDs(ctx context.Context, ids []int64) error {
 	for _, id := range ids {
-		claimed, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked)
-		if err != nil {
-			return err
-		}
-		if !claimed {
-			continue
-		}
 		if err := s.handleFailed(ctx, id); err != nil {
-			// Give the log back so the next pass retries it instead of leaving it
-			// locked forever (upstream's stuck -1 rows).
-			_, _ = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, schema.AlarmDefault)
 			return err
 		}
 	}
 	return nil
 }
 
+// handleFailed claims one failed log and, in the same transaction, accepts its retry
+// and notes it in the log: an admin that stops at any point leaves either the log
+// unclaimed (another admin's pass handles it) or the retry accepted (fired once by
+// whoever takes its claim). The alarm follows, outside the transaction.
 func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
-	l, err := s.store.LoadLog(ctx, id)
-	if err != nil {
-		return err
-	}
-	job, err := s.store.LoadJob(ctx, l.JobID)
-	jobMissing := errors.Is(err, schema.ErrNotFound)
-	if err != nil && !jobMissing {
-		return err
-	}
-	if l.ExecutorFailRetryCount > 0 {
-		param := l.ExecutorParam
-		s.Submit(TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
-			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: parseChain(l.TriggerMsg)})
-		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
-		if err := s.store.UpdateLogTrigger(ctx, l); err != nil {
+	var l schema.Log
+	var job schema.Job
+	var claimed, jobMissing bool
+	err := s.store.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if claimed, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmDefault, schema.AlarmLocked); err != nil || !claimed {
 			return err
 		}
+		if l, err = s.store.LoadLog(ctx, id); err != nil {
+			return err
+		}
+		job, err = s.store.LoadJob(ctx, l.JobID)
+		jobMissing = errors.Is(err, schema.ErrNotFound)
+		if err != nil && !jobMissing {
+			return err
+		}
+		if l.ExecutorFailRetryCount <= 0 {
+			return nil
+		}
+		param := l.ExecutorParam
+		chain := parseChain(l.TriggerMsg)
+		if err := s.Accept(ctx, TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
+			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: chain}); err != nil {
+			return err
+		}
+		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
+		return s.store.UpdateLogTrigger(ctx, l)
+	})
+	if err != nil || !claimed {
+		return err // rolled back: the log is still unclaimed, and the next pass retries it
 	}
 	status := schema.AlarmNone
 	if !jobMissing {
@@ -229,8 +236,12 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 			status = schema.AlarmSent
 		}
 	}
-	_, err = s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status)
-	return err
+	if _, err := s.store.SetAlarmStatus(ctx, id, schema.AlarmLocked, status); err != nil {
+		// The log stays claimed (-1) rather than being handed back: its retry is
+		// accepted, and a second pass would retry and alarm it again.
+		return fmt.Errorf("log %d retried and alarmed, its alarm status not written: %w", id, err)
+	}
+	return nil
 }
 
 // AlarmChannels are the alarm channels besides mail. A Config.Mailer that implements

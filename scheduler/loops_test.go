@@ -11,9 +11,9 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// loopTimers is how many timers the started scheduler sleeps on: scan, ring and the
-// four monitors.
-const loopTimers = 7
+// loopTimers is how many timers the started scheduler sleeps on: scan, ring, the
+// heartbeat, the poll of accepted triggers and the four monitors.
+const loopTimers = 8
 
 // The loops on the injected clock: an every-second job fires once per planned second
 // from its first fire time until stop, and a graceful stop fires what the ring already

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	robfig "github.com/robfig/cron/v3"
@@ -17,6 +18,9 @@ const (
 	FailSpec     = "*/10 * * * * *"
 	LostSpec     = "0 * * * * *"
 	ReportSpec   = "0 * * * * *"
+	// AcceptedSpec is how often an admin looks for accepted triggers of its own that
+	// are due and not in its pools (see FireDueOnce).
+	AcceptedSpec = "* * * * * *"
 )
 
 // BeatTimeout is the executor heartbeat period; DeadTimeout expires a registry row.
@@ -29,6 +33,7 @@ var specParser = robfig.NewParser(robfig.Second | robfig.Minute | robfig.Hour | 
 
 func (s *Scheduler) startMonitors() {
 	s.every("heartbeat", HeartbeatSpec, s.heartbeat)
+	s.every("accepted", AcceptedSpec, s.FireDueOnce)
 	s.every("registry", RegistrySpec, s.RegistryMonitorOnce)
 	s.every("fail", FailSpec, s.FailMonitorOnce)
 	s.every("lost", LostSpec, s.LostMonitorOnce)
@@ -113,7 +118,13 @@ func (s *Scheduler) RegistryRemove(ctx context.Context, group, key, value string
 	return s.store.RegistryRemove(ctx, group, key, value)
 }
 
-// LostMonitorOnce fails running logs older than 10 minutes whose executor is gone.
+// LostMonitorOnce fails runs without a result for LostRunTimeout (upstream: 10
+// minutes) whose executor address is not registered — unless the executor at the
+// run's own address says the job is still running (idleBeat answers busy): an executor
+// that re-registered under another address (a container restarted with a new IP, a
+// changed hostname) keeps its long runs, which upstream fails while they run
+// (upstream #3989, #3754). Such a run is asked again on the next pass. An executor
+// that cannot be reached, or whose job is idle, has lost the run.
 // It reads from the fail monitor's watermark on (every log below it is final, and the
 // failed triggers below it, which also have handle_code = 0, are not read again each
 // minute), and from the table's start every failFullPassEvery, as the fail monitor.
@@ -125,13 +136,45 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 	if now.Sub(s.lostFull) >= failFullPassEvery {
 		from, s.lostFull = 0, now
 	}
-	ids, err := s.store.FindLostLogIDs(ctx, now.Add(-10*time.Minute), from, 1000)
+	if s.durable(ctx) {
+		if _, err := s.store.DeleteStaleTriggers(ctx); err != nil {
+			return err
+		}
+	}
+	ids, err := s.store.FindLostLogIDs(ctx, now.Add(-s.cfg.LostRunTimeout), from, 1000)
 	if err != nil {
 		return err
 	}
-	// A failure never triggers children, so the guarded write is all there is to do;
-	// a result that arrives meanwhile wins (upstream overwrites it).
+	// One question per executor and job in a pass: a dead address answers every run
+	// of it the same.
+	type key struct {
+		address string
+		job     int
+	}
+	running := map[key]bool{}
 	for _, id := range ids {
+		l, err := s.store.LoadLog(ctx, id)
+		if errors.Is(err, schema.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		k := key{l.ExecutorAddress, l.JobID}
+		busy, asked := running[k]
+		if !asked && l.ExecutorAddress != "" {
+			g, _ := s.store.LoadGroup(ctx, l.JobGroup)
+			code, msg := s.exec.IdleBeat(ctx, Target{Address: l.ExecutorAddress, AppName: g.AppName, AccessToken: g.AccessToken, P3: s.p3}, l.JobID)
+			busy = executorBusy(code, msg)
+			running[k] = busy
+		}
+		if busy {
+			s.log.Info("run without a result past the lost-run timeout kept: its executor reports the job running",
+				"log_id", id, "job_id", l.JobID, "executor", l.ExecutorAddress)
+			continue
+		}
+		// A failure never triggers children, so the guarded write is all there is to
+		// do; a result that arrives meanwhile wins (upstream overwrites it).
 		if _, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail")); err != nil {
 			return err
 		}

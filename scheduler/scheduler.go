@@ -66,7 +66,13 @@ type Config struct {
 	KillStaleHolderAfter time.Duration
 	// Cluster chooses how admins sharing the database share the scan.
 	Cluster ClusterConfig
+	// LostRunTimeout is how long a run goes without a result before the lost-run check
+	// looks at it (DefaultLostRunTimeout when zero).
+	LostRunTimeout time.Duration
 }
+
+// DefaultLostRunTimeout is upstream's fixed lost-run window.
+const DefaultLostRunTimeout = 10 * time.Minute
 
 // Cluster modes (xxl.admin.cluster.mode).
 const (
@@ -104,6 +110,7 @@ type Scheduler struct {
 
 	ring ring
 	pendingState
+	accepted acceptedState
 	// instance is this admin's id in claim markers and its heartbeat row; it changes
 	// only when another admin took this one over (see reincarnate).
 	instance atomic.Pointer[string]
@@ -208,6 +215,9 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	if cfg.Location == nil {
 		cfg.Location = time.Local
 	}
+	if cfg.LostRunTimeout <= 0 {
+		cfg.LostRunTimeout = DefaultLostRunTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -269,6 +279,7 @@ func (s *Scheduler) Start() {
 		if err := s.heartbeat(s.runCtx); err != nil {
 			s.log.Warn("could not write this admin's heartbeat row; the heartbeat will retry", "err", err)
 		}
+		s.durable(s.runCtx) // before any transaction may accept a trigger
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.startedAt.Store(time.Now().UnixNano())
 		if s.leases != nil {
@@ -357,6 +368,7 @@ func (s *Scheduler) WaitIdle(ctx context.Context) error {
 }
 
 // Submit queues a trigger request on the fast or slow pool (Java: JobTriggerPoolHelper).
+// The request lives in memory only: triggers the admin acknowledges go through Accept.
 func (s *Scheduler) Submit(req TriggerRequest) bool {
 	p := s.fast
 	if s.slowCnt.isSlow(req.JobID) {

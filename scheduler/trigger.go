@@ -51,6 +51,16 @@ type TriggerRequest struct {
 	// Chain are the jobs whose successful runs led to this one, first to last (child
 	// jobs and their retries); trigger_msg records it (chain.go).
 	Chain []int
+	// NotBefore, for Accept, is the earliest time the trigger fires (a retry's
+	// back-off); zero or past: now.
+	NotBefore time.Time
+	// JobGroup, for Accept, is the job's group when the caller has just read the job
+	// (the console's run once): Accept then does not read it again.
+	JobGroup int
+
+	// accepted marks a trigger taken on through Accept: its claim row is marked
+	// dispatched before the executor is called (dispatchAccepted).
+	accepted bool
 
 	// job and group, when set, were loaded for a whole ring tick in one statement each;
 	// a nil group with groupLoaded means the group does not exist.
@@ -99,6 +109,9 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 // trigger is Trigger; with wait false the outcome is only posted to the log writer (the
 // trigger pools' way: WaitIdle and Stop wait for it).
 func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) error {
+	if req.accepted {
+		defer s.accepted.inflight.Delete(req.ClaimLogID)
+	}
 	var job schema.Job
 	var err error
 	if req.job != nil {
@@ -169,7 +182,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
 				return err
 			}
-			req.ClaimLogID = 0 // the claim row is shard 0's; the others get rows of their own
+			req.ClaimLogID, req.accepted = 0, false // the claim row is shard 0's; the others get rows of their own
 		}
 		return nil
 	}
@@ -273,6 +286,12 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 			if res.OK {
 				address = res.Address
 			}
+		}
+	}
+	if req.accepted {
+		ok, err := s.dispatchAccepted(ctx, req, address, triggerTime)
+		if err != nil || !ok {
+			return err // not sent: on an error the claim stays, and FireDueOnce tries again
 		}
 	}
 	if address != "" {

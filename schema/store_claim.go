@@ -44,6 +44,9 @@ type Claim struct {
 	JobID    int
 	Planned  time.Time // whole second
 	Marker   string    // trigger_msg
+	// HandleCode is the result a claim read back has (0: none): the executor's
+	// callback for a sent fire may come before its trigger outcome is written.
+	HandleCode int
 }
 
 // InsertClaims inserts claim rows in one statement and fills in their ids. Every
@@ -221,22 +224,24 @@ func (s *Store) DeleteRegistryRow(ctx context.Context, id int64) error {
 	return nil
 }
 
-// OrphanClaims returns the claim and dispatch rows of an instance planned within
-// [from, to]. The trigger_time index bounds the read.
+// OrphanClaims returns the claim rows of an instance planned within [from, to],
+// whether or not a result arrived for them (a fire sent before its owner died may have
+// one; see Claim.HandleCode). Dispatched rows are read by DispatchedClaims. The
+// trigger_time index bounds the read.
 func (s *Store) OrphanClaims(ctx context.Context, instance string, from, to time.Time) ([]Claim, error) {
-	return s.openClaims(ctx, from, to, sq.Or{s.like("trigger_msg", ClaimPrefix+instance+":%"), s.like("trigger_msg", DispatchPrefix+instance+":%")})
+	return s.openClaims(ctx, from, to, s.like("trigger_msg", ClaimPrefix+instance+":%"), sq.Eq{"trigger_code": 0})
 }
 
 // ClaimsOfMarker returns the open claims one scan wrote (its marker), planned within
 // [from, to]: after a COMMIT whose answer was lost, they show whether it committed.
 func (s *Store) ClaimsOfMarker(ctx context.Context, marker string, from, to time.Time) ([]Claim, error) {
-	return s.openClaims(ctx, from, to, sq.Eq{"trigger_msg": marker})
+	return s.openClaims(ctx, from, to, sq.Eq{"trigger_msg": marker}, sq.Eq{"trigger_code": 0, "handle_code": 0})
 }
 
-func (s *Store) openClaims(ctx context.Context, from, to time.Time, owner sq.Sqlizer) ([]Claim, error) {
-	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "job_id", "trigger_time", "trigger_msg").From("xxl_job_log").
+func (s *Store) openClaims(ctx context.Context, from, to time.Time, owner, open sq.Sqlizer) ([]Claim, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", "job_group", "job_id", "trigger_time", "trigger_msg", "handle_code").From("xxl_job_log").
 		Where(sq.GtOrEq{"trigger_time": from}).Where(sq.LtOrEq{"trigger_time": to}).
-		Where(sq.Eq{"trigger_code": 0, "handle_code": 0}).Where(owner).
+		Where(open).Where(owner).
 		OrderBy("id ASC"))
 	if err != nil {
 		return nil, fmt.Errorf("find claims: %w", err)
@@ -246,7 +251,7 @@ func (s *Store) openClaims(ctx context.Context, from, to time.Time, owner sq.Sql
 	for rows.Next() {
 		var c Claim
 		var at sql.NullTime
-		if err := rows.Scan(&c.LogID, &c.JobGroup, &c.JobID, &at, &c.Marker); err != nil {
+		if err := rows.Scan(&c.LogID, &c.JobGroup, &c.JobID, &at, &c.Marker, &c.HandleCode); err != nil {
 			return nil, fmt.Errorf("scan claim: %w", err)
 		}
 		c.Planned = at.Time

@@ -462,3 +462,28 @@ func (s *Store) OverwriteResult(ctx context.Context, id int64, at time.Time, cod
 	s.logsChanged(ctx, logHandleOverwritten, id)
 	return nil
 }
+
+// LogApps maps each log among ids to the app_name of the group it was fired for; logs
+// that are gone, or whose group is, are missing from the answer. The executor API
+// uses it to keep a 3.5 group-token caller to the logs of its own app.
+func (s *Store) LogApps(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.query(ctx, s.sb.Select("l.id", "g.app_name").
+		From("xxl_job_log l").Join("xxl_job_group g ON g.id = l.job_group").Where(sq.Eq{"l.id": ids}))
+	if err != nil {
+		return nil, fmt.Errorf("read apps of logs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var app string
+		if err := rows.Scan(&id, &app); err != nil {
+			return nil, fmt.Errorf("scan app of log: %w", err)
+		}
+		out[id] = app
+	}
+	return out, rows.Err()
+}

@@ -8,6 +8,11 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
+// calendarsList is the calendar page's list (templates/list.html).
+var calendarsList = listSpec{Table: "calendars-table", Title: "calendars_title", Intro: "calendars_intro", New: "calendars_new",
+	Columns: columns("common_id:col-id", "calendars_f_name", "calendars_f_kind", "calendars_f_spec", "calendars_col_updated",
+		"common_actions:col-actions")}
+
 // calendars is the exclusion calendar page (administrators): the list and the form
 // are filled by its script from /calendar/*.
 func (u *UI) calendars(c *fiber.Ctx) error {
@@ -15,7 +20,7 @@ func (u *UI) calendars(c *fiber.Ctx) error {
 	if !pr.Admin() {
 		return u.errorPage(c, errAdminOnly)
 	}
-	p := u.newPage(c, "calendars", "calendars_title")
+	p := u.newListPage(c, "calendars", "calendars_title", &calendarsList)
 	kinds := make([]option, len(calendar.Kinds))
 	hints := map[string]string{}
 	for i, k := range calendar.Kinds {

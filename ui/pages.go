@@ -47,10 +47,11 @@ type loginData struct {
 // ssoErrors are the texts of console.SSOErrorParam's values; other values show
 // nothing (the parameter is in a link anyone can send).
 var ssoErrors = map[string]string{
-	console.SSOFailed:    "login_sso_failed",
-	console.SSOLocalUser: "login_sso_local_user",
-	console.SSOBadName:   "login_sso_bad_name",
-	console.SSOLimited:   "login_sso_limited",
+	console.SSOFailed:        "login_sso_failed",
+	console.SSOLocalUser:     "login_sso_local_user",
+	console.SSOOtherIdentity: "login_sso_other_identity",
+	console.SSOBadName:       "login_sso_bad_name",
+	console.SSOLimited:       "login_sso_limited",
 }
 
 // groupRef is an executor group as filters and forms show it.

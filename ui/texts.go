@@ -350,6 +350,8 @@ var textsEn = map[string]string{
 	"help_body_4":    "Each run is listed under Run history. Open its live output to follow what the executor writes while it runs.",
 	"help_exec_addr": "Executors reach this admin at:",
 	"help_version":   "Server: xxl-admin-go, compatible with xxl-job 2.4 and 3.x executors.",
+
+	"login_sso_other_identity": "The user of this name belongs to another sign-in identity; ask an administrator.",
 }
 
 var textsZhCN = map[string]string{
@@ -695,6 +697,8 @@ var textsZhCN = map[string]string{
 	"help_body_4":    "每次运行都会列在“运行记录”中，打开实时输出即可跟踪执行器正在写出的内容。",
 	"help_exec_addr": "执行器访问本调度中心的地址：",
 	"help_version":   "服务端：xxl-admin-go，兼容 xxl-job 2.4 与 3.x 执行器。",
+
+	"login_sso_other_identity": "该账号属于另一个登录身份，请联系管理员。",
 }
 
 var textsZhTC = map[string]string{
@@ -1040,6 +1044,8 @@ var textsZhTC = map[string]string{
 	"help_body_4":    "每次運行都會列在「運行記錄」中，開啟即時輸出即可追蹤執行器正在寫出的內容。",
 	"help_exec_addr": "執行器存取本調度中心的位址：",
 	"help_version":   "伺服端：xxl-admin-go，相容 xxl-job 2.4 與 3.x 執行器。",
+
+	"login_sso_other_identity": "該帳號屬於另一個登入身分，請聯絡管理員。",
 }
 
 // textsFor returns the table of a language (zh_CN for anything unknown).

@@ -12,6 +12,7 @@ func init() {
 }
 
 var scheduleTextsEn = map[string]string{
+	"banner_java_admin":            "An admin that is not xxl-admin-go (a Java admin) scans this database: it ignores job time zones and calendars and fires such jobs in its own zone. Run only xxl-admin-go admins on it (docs/SCHEDULING.md).",
 	"nav_calendars":                "Calendars",
 	"calendars_title":              "Exclusion calendars",
 	"calendars_intro":              "Days on which the scheduled runs of the jobs that name a calendar are skipped (in each job's time zone). Skipped runs appear in the run history; manual runs are never skipped.",
@@ -45,6 +46,7 @@ var scheduleTextsEn = map[string]string{
 }
 
 var scheduleTextsZhCN = map[string]string{
+	"banner_java_admin":            "另有非 xxl-admin-go 的调度中心（Java 版）在扫描此数据库：它不识别任务时区与日历，会按自身时区触发此类任务。请只让 xxl-admin-go 调度中心使用此数据库（docs/SCHEDULING.md）。",
 	"nav_calendars":                "日历",
 	"calendars_title":              "排除日历",
 	"calendars_intro":              "关联了日历的任务，在日历中的日期（按任务时区）跳过调度运行。跳过的运行会记录在调度日志中；手动运行不受影响。",
@@ -78,6 +80,7 @@ var scheduleTextsZhCN = map[string]string{
 }
 
 var scheduleTextsZhTC = map[string]string{
+	"banner_java_admin":            "另有非 xxl-admin-go 的調度中心（Java 版）在掃描此資料庫：它不識別任務時區與日曆，會按自身時區觸發此類任務。請只讓 xxl-admin-go 調度中心使用此資料庫（docs/SCHEDULING.md）。",
 	"nav_calendars":                "日曆",
 	"calendars_title":              "排除日曆",
 	"calendars_intro":              "關聯了日曆的任務，在日曆中的日期（依任務時區）跳過排程執行。跳過的執行會記錄在調度日誌中；手動執行不受影響。",

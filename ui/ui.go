@@ -401,6 +401,9 @@ func (u *UI) securityWarnings(ctx context.Context) []string {
 	} else if err != nil && !errors.Is(err, schema.ErrNotFound) {
 		u.Log.Warn("security banner: reading the admin user failed", "err", err)
 	}
+	if u.Manage.JavaAdminWarning(ctx) != "" {
+		out = append(out, "banner_java_admin")
+	}
 	return out
 }
 

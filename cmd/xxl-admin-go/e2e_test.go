@@ -48,7 +48,7 @@ func nodeExecutorDir(t *testing.T) string {
 	return dir
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -93,7 +93,7 @@ func startAdminPostgres(t *testing.T, extra ...string) (db *schematest.DB, base 
 // runAdmin runs the admin as main does on the datasource of dsArgs until the test
 // ends, and returns its base URL, which follows a --server.servlet.context-path among
 // extra.
-func runAdmin(t *testing.T, dsArgs []string, extra ...string) (base string) {
+func runAdmin(t testing.TB, dsArgs []string, extra ...string) (base string) {
 	t.Helper()
 	ctxPath := "/xxl-job-admin"
 	for _, a := range extra {
@@ -132,7 +132,7 @@ func runAdmin(t *testing.T, dsArgs []string, extra ...string) (base string) {
 	return fmt.Sprintf("http://127.0.0.1:%d%s", port, ctxPath)
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))

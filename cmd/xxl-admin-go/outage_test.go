@@ -71,7 +71,7 @@ type consoleClient struct {
 	base string
 }
 
-func consoleLogin(t *testing.T, base string) *consoleClient {
+func consoleLogin(t testing.TB, base string) *consoleClient {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &consoleClient{hc: &http.Client{Jar: jar, Timeout: 20 * time.Second}, base: base}
@@ -87,7 +87,7 @@ type consoleEnv struct {
 }
 
 // post sends a form and decodes the envelope; the answer must be JSON.
-func (c *consoleClient) post(t *testing.T, path string, form url.Values) (int, consoleEnv) {
+func (c *consoleClient) post(t testing.TB, path string, form url.Values) (int, consoleEnv) {
 	t.Helper()
 	res, err := c.hc.PostForm(c.base+path, form)
 	require.NoError(t, err, "%s must answer, not hang", path)

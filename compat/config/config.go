@@ -63,6 +63,10 @@ type Config struct {
 	// Cluster is how admins sharing the database share the scan, from
 	// xxl.admin.cluster.* (docs/RELIABILITY.md, "Partitioned mode").
 	Cluster Cluster
+	// LostRunTimeout is xxl.admin.lost-run.timeout (ms, at least 1000): a run without
+	// a result this long whose executor is not registered is failed as lost, unless
+	// its executor says the job is still running (docs/RELIABILITY.md).
+	LostRunTimeout time.Duration
 	// ForwardHeaders is server.forward-headers-strategy: "none" (Spring's default)
 	// names a console client by its TCP peer; "native" and "framework" by the
 	// X-Forwarded-For that TrustedProxies appended.
@@ -886,6 +890,7 @@ func (l *loader) build() *Config {
 	}
 	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 256)
 	c.Cluster.LeaseTime = time.Duration(l.intIn("xxl.admin.cluster.lease-time", 1000, 60000)) * time.Millisecond
+	c.LostRunTimeout = time.Duration(l.intIn("xxl.admin.lost-run.timeout", 1000, maxInt)) * time.Millisecond
 	if c.Cluster.Mode == "partitioned" && c.Cluster.LeaseTime > 5*time.Second {
 		l.warn("xxl.admin.cluster.lease-time: over 5000 ms, the fires of a stopped admin's partitions may fall outside the 5 s misfire window")
 	}

@@ -447,6 +447,7 @@ func TestValidationErrors(t *testing.T) {
 		{"--xxl.admin.cluster.mode=sharded", "xxl.admin.cluster.mode", `"sharded" is not lock or partitioned`},
 		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..256"},
 		{"--xxl.admin.cluster.lease-time=500", "xxl.admin.cluster.lease-time", "500 is out of range 1000..60000"},
+		{"--xxl.admin.lost-run.timeout=999", "xxl.admin.lost-run.timeout", "999 is less than 1000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
@@ -626,6 +627,14 @@ func TestOpenLocalServer(t *testing.T) {
 	plain, err := mysql.ParseDSN(cfg.DataSource.ServerDSN())
 	require.NoError(t, err)
 	require.Empty(t, plain.DBName)
+}
+
+// xxl.admin.lost-run.timeout: upstream's fixed 10 minutes unless set.
+func TestLostRunTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Equal(t, 10*time.Minute, b.load(t, nil, nil).LostRunTimeout)
+	require.Equal(t, 90*time.Minute, b.load(t, []string{"--xxl.admin.lost-run.timeout=5400000"}, nil).LostRunTimeout)
 }
 
 func TestClusterMode(t *testing.T) {

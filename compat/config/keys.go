@@ -59,6 +59,9 @@ var specs = []spec{
 	{"xxl.admin.cluster.mode", "lock"},
 	{"xxl.admin.cluster.partitions", "32"},
 	{"xxl.admin.cluster.lease-time", "4000"},
+	// Ours: how long a run may go without a result before the lost-run check asks its
+	// executor (ms; upstream's fixed 10 minutes; see LostRunTimeout).
+	{"xxl.admin.lost-run.timeout", "600000"},
 	// Spring's: whether X-Forwarded-For names the client (none, native, framework).
 	{"server.forward-headers-strategy", "none"},
 	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).

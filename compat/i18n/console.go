@@ -125,6 +125,8 @@ var consoleEn = map[string]string{
 	"console_cron_long":       "too many fields: second minute hour day-of-month month day-of-week [year]",
 	"console_cron_both_days":  "day of month and day of week cannot both be set; put “?” in one of them",
 	"console_cron_format":     "a number or range that cannot be read",
+
+	"console_login_other_identity": "The user of this name belongs to another sign-in identity; ask an administrator",
 }
 
 var consoleZhCN = map[string]string{
@@ -233,6 +235,8 @@ var consoleZhCN = map[string]string{
 	"console_cron_long":       "字段太多：秒 分 时 日 月 周 [年]",
 	"console_cron_both_days":  "“日”和“周”不能同时指定，请在其中一个填“?”",
 	"console_cron_format":     "中有无法识别的数字或范围",
+
+	"console_login_other_identity": "该账号属于另一个登录身份，请联系管理员",
 }
 
 var consoleZhTC = map[string]string{
@@ -341,4 +345,6 @@ var consoleZhTC = map[string]string{
 	"console_cron_long":       "欄位太多：秒 分 時 日 月 週 [年]",
 	"console_cron_both_days":  "「日」和「週」不能同時指定，請在其中一個填「?」",
 	"console_cron_format":     "中有無法識別的數字或範圍",
+
+	"console_login_other_identity": "該帳號屬於另一個登入身分，請聯絡管理員",
 }

@@ -108,6 +108,7 @@ func TestAuditTriggerAndKill(t *testing.T) {
 	ex := b.executor(t, executortest.KindJava342)
 	job := b.job(t, 1, "audited")
 	c.ok("/jobinfo/trigger", form("id", itoa(job), "executorParam", "region=eu", "addressList", ex.Address()))
+	b.triggered(t)
 	require.Len(t, ex.CallsTo(executortest.EndpointRun), 1)
 	id := b.log(t, 1, job, ex.Address())
 	c.ok("/joblog/logKill", form("id", i64(id)))

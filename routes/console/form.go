@@ -177,17 +177,25 @@ type badNumber struct{ field string }
 func (e *badNumber) Error() string { return "parameter " + e.field + " is not a number" }
 
 // int reads an integer parameter; absent or empty gives def. Java's Integer.parseInt
-// accepts a sign and no spaces, as strconv.Atoi.
+// accepts a sign and no spaces, and no value outside 32 bits: neither does atoi32, so
+// an id past the INT columns is refused here rather than by PostgreSQL (which fails
+// the statement where MySQL finds no row).
 func (f form) int(k string, def int) (int, error) {
 	v := f.str(k)
 	if v == "" {
 		return def, nil
 	}
-	n, err := strconv.Atoi(v)
+	n, err := atoi32(v)
 	if err != nil {
 		return 0, &badNumber{field: k}
 	}
 	return n, nil
+}
+
+// atoi32 parses a 32-bit integer, as Java's Integer.parseInt.
+func atoi32(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int(n), err
 }
 
 // int64 reads a long parameter.
@@ -212,7 +220,7 @@ func (f form) ids() ([]int, error) {
 				if item = strings.TrimSpace(item); item == "" {
 					continue
 				}
-				n, err := strconv.Atoi(item)
+				n, err := atoi32(item)
 				if err != nil {
 					return nil, &badNumber{field: "ids"}
 				}

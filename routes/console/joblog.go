@@ -104,7 +104,7 @@ func logJobNames(r *call) error {
 		if v = strings.TrimSpace(v); v == "" {
 			continue
 		}
-		id, err := strconv.Atoi(v)
+		id, err := atoi32(v)
 		if err != nil || id <= 0 {
 			return r.fail(&badNumber{field: "ids"})
 		}

@@ -36,6 +36,16 @@ func TestLDAPConsoleLines(t *testing.T) {
 			require.Equal(t, "Only administrators can do this", v2.refused("/user/pageList", form("start", "0", "length", "10")))
 			v3 := b.login3(t, "dora", "dora-pw")
 			require.Contains(t, v3.post("/jobinfo/pageList", form("jobGroup", "1", "triggerStatus", "-1", "offset", "0", "pagesize", "10")).String(), "demoJobHandler")
+			// Both sign-ins are on record with the directory and the entry that vouched.
+			u, err := b.store.LoadUserByName(t.Context(), "dora")
+			require.NoError(t, err)
+			entries, _, err := b.store.ListAudit(t.Context(), schema.AuditFilter{Action: manage.ActionSignIn, TargetID: itoa(u.ID)}, 0, 10)
+			require.NoError(t, err)
+			require.Len(t, entries, 2)
+			for _, e := range entries {
+				require.Contains(t, e.Changes, `"ldap"`)
+				require.Contains(t, e.Changes, ldaptest.User{UID: "dora"}.DN())
+			}
 
 			r := b.client(t).post("/auth/doLogin", form("userName", "dora", "password", "dora-pw"), "Origin", "http://evil.example")
 			require.Equal(t, http.StatusForbidden, r.status)

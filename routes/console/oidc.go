@@ -42,8 +42,10 @@ const SSOErrorParam = "sso_error"
 const (
 	SSOFailed    = "failed"
 	SSOLocalUser = "local_user"
-	SSOBadName   = "bad_name"
-	SSOLimited   = "limited"
+	// SSOOtherIdentity: the user of that name belongs to another provider identity.
+	SSOOtherIdentity = "other_identity"
+	SSOBadName       = "bad_name"
+	SSOLimited       = "limited"
 )
 
 func (k *console) mountOIDC(app *fiber.App) {
@@ -114,6 +116,11 @@ func (k *console) oidcCallback(c *fiber.Ctx) error {
 	c.Cookie(&fiber.Cookie{Name: flowCookie, Value: "", Path: k.ctx + "/auth/oidc/", HTTPOnly: true,
 		SameSite: fiber.CookieSameSiteLaxMode, Secure: c.Protocol() == "https", Expires: time.Unix(0, 0)})
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	// An address over its failure limit is refused before anything is read or
+	// recorded: forged callbacks cannot fill the audit log or the log.
+	if err := k.Manage.SignInAllowed(client); err != nil {
+		return k.ssoFailed(c, SSOLimited)
+	}
 	if e := c.Query("error"); e != "" {
 		k.Log.Info("oidc sign-in refused by the provider", "error", e, "description", c.Query("error_description"), "client", client)
 		return k.ssoFailed(c, SSOFailed)
@@ -125,16 +132,12 @@ func (k *console) oidcCallback(c *fiber.Ctx) error {
 		subtle.ConstantTimeCompare([]byte(f.State), []byte(state)) != 1 {
 		// A callback this browser did not start (or started too long ago): the state
 		// check is what stops a forged sign-in.
-		k.Manage.NoteSignInFailure(client)
-		k.recordProviderFailure(c)
-		k.Log.Warn("oidc callback refused: state does not match a sign-in of this browser", "client", client)
+		k.Manage.NoteSignInFailure(c.UserContext(), "oidc", client, "oidc callback refused: state does not match a sign-in of this browser", nil)
 		return k.ssoFailed(c, SSOFailed)
 	}
 	id, idToken, err := k.Manage.OIDC().Exchange(c.UserContext(), f, c.Query("code"), k.redirectURL(c))
 	if err != nil {
-		k.Manage.NoteSignInFailure(client)
-		k.recordProviderFailure(c)
-		k.Log.Warn("oidc sign-in failed", "err", err, "client", client)
+		k.Manage.NoteSignInFailure(c.UserContext(), "oidc", client, "oidc sign-in failed", err)
 		return k.ssoFailed(c, SSOFailed)
 	}
 	u, err := k.Manage.SignInOIDC(c.UserContext(), id, client)
@@ -145,13 +148,15 @@ func (k *console) oidcCallback(c *fiber.Ctx) error {
 			return k.ssoFailed(c, SSOLimited)
 		case errors.As(err, &me) && me.Key == "console_login_local_user":
 			return k.ssoFailed(c, SSOLocalUser)
+		case errors.As(err, &me) && me.Key == "console_login_other_identity":
+			return k.ssoFailed(c, SSOOtherIdentity)
 		case errors.As(err, &me):
 			return k.ssoFailed(c, SSOBadName)
 		}
 		k.Log.Error("oidc sign-in failed", "user", id.Username, "err", err)
 		return k.ssoFailed(c, SSOFailed)
 	}
-	tok, maxAge, err := k.Manage.NewToken(c.UserContext(), u, false)
+	tok, maxAge, err := k.Manage.NewToken(manage.WithSignInVia(c.UserContext(), id), u, false)
 	if err != nil {
 		k.Log.Error("oidc sign-in failed", "user", u.Username, "err", err)
 		return k.ssoFailed(c, SSOFailed)
@@ -193,12 +198,4 @@ func logoutPayload(endSession string) []byte {
 	return marshal(struct {
 		EndSessionURL string `json:"endSessionUrl"`
 	}{endSession})
-}
-
-// recordProviderFailure records a failed provider sign-in in the audit log (the
-// provider named no user the admin could trust).
-func (k *console) recordProviderFailure(c *fiber.Ctx) {
-	k.Manage.RecordAs(c.UserContext(), manage.Actor{Kind: manage.ActorAnonymous}, manage.Change{
-		Action: manage.ActionSignInFailed, TargetKind: manage.TargetUser, Outcome: manage.OutcomeFailed,
-		Fields: manage.Diff(nil, struct{ Provider string }{"oidc"}, nil)})
 }

@@ -1,12 +1,16 @@
 package console_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,4 +265,81 @@ func TestOIDCClockSkew(t *testing.T) {
 	require.Equal(t, b.base+"/", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
 	clk.Set(time.Now().Add(lifetime + manage.ClockSkew + time.Minute))
 	require.Equal(t, b.base+"/auth/login?sso_error=failed", b.client(t).oidcLogin(idp, "ops-lead", "ops-pw"))
+}
+
+// Forged callbacks from one address (no flow cookie, a made-up state) are recorded
+// until the address used up its sign-in failures for the window; after that they are
+// refused before anything is read or recorded: no audit entry, no warning per call.
+func TestOIDCForgedCallbacksBounded(t *testing.T) {
+	t.Parallel()
+	logs := &lockedBuffer{}
+	idp := oidctest.Start(t, oidcUsers, oidctest.Options{})
+	cfg, err := manage.NewOIDC(manage.OIDCConfig{Name: "TestIdP", IssuerURL: idp.Issuer, ClientID: oidctest.ClientID,
+		ClientSecret: oidctest.ClientSecret, GroupsClaim: oidctest.GroupsClaim})
+	require.NoError(t, err)
+	b := setup(t, schema.Layout34, bundleOpts{oidc: cfg, log: slog.New(slog.NewTextHandler(logs, nil))})
+	c := b.client(t)
+	const perAddress = 100 // manage.Config.LoginFailuresPerAddress's default
+	for i := range perAddress + 50 {
+		r := c.get("/auth/oidc/callback?code=x&state=forged" + strconv.Itoa(i))
+		want := "/xxl-job-admin/auth/login?sso_error=failed"
+		if i >= perAddress {
+			want = "/xxl-job-admin/auth/login?sso_error=limited"
+		}
+		require.Equal(t, want, r.header.Get("Location"), "callback %d", i)
+	}
+	require.Equal(t, perAddress, b.db.Count(t, schema.AuditTable, "action = ?", manage.ActionSignInFailed))
+	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	require.Contains(t, logs.String(), "sign-in failures of a client reached their limit")
+}
+
+// lockedBuffer is a log sink safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// At a real OpenID Provider, a second account that sets its preferred_username to an
+// existing provider user's name is refused that user's row (the row belongs to the
+// issuer and subject that created it), gets no session, and the first account's
+// sign-in entry in the audit log names the provider and its subject.
+func TestOIDCSubjectOwnsItsRow(t *testing.T) {
+	t.Parallel()
+	idp := oidctest.Start(t, []oidctest.User{
+		{ID: "bob-sub", Username: "bob", Password: "bob-pw", Groups: []string{"sre"}},
+		{ID: "attacker-sub-999", Username: "mallory", Password: "m-pw", PreferredUsername: "bob"},
+	}, oidctest.Options{})
+	cfg, err := manage.NewOIDC(manage.OIDCConfig{Name: "TestIdP", IssuerURL: idp.Issuer, ClientID: oidctest.ClientID,
+		ClientSecret: oidctest.ClientSecret, GroupsClaim: oidctest.GroupsClaim, AdminGroups: []string{"sre"}})
+	require.NoError(t, err)
+	b := setup(t, schema.Layout34, bundleOpts{oidc: cfg})
+	idp.AllowRedirect(b.base + "/auth/oidc/callback")
+
+	bob := b.client(t)
+	require.Equal(t, b.base+"/", bob.oidcLogin(idp, "bob", "bob-pw"))
+	u, err := b.store.LoadUserByName(t.Context(), "bob")
+	require.NoError(t, err)
+	require.Equal(t, 1, u.Role)
+	entries, _, err := b.store.ListAudit(t.Context(), schema.AuditFilter{Action: manage.ActionSignIn, TargetID: itoa(u.ID)}, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Contains(t, entries[0].Changes, `"bob-sub"`)
+	require.Contains(t, entries[0].Changes, idp.Issuer)
+
+	mallory := b.client(t)
+	require.Equal(t, b.base+"/auth/login?sso_error=other_identity", mallory.oidcLogin(idp, "mallory", "m-pw"))
+	require.Empty(t, mallory.cookie(manage.TokenCookie))
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_user", "username = 'bob'"))
 }

@@ -254,7 +254,7 @@ func TestNoSSRF(t *testing.T) {
 
 			// A machine of the job's group may be named (with or without the slash).
 			p.alice.ok("/jobinfo/trigger", form("id", itoa(p.myJob), "executorParam", "", "addressList", strings.TrimSuffix(p.myExec.Address(), "/")))
-			require.Len(t, p.myExec.CallsTo(executortest.EndpointRun), 1)
+			require.Len(t, p.myExec.WaitCalls(t, executortest.EndpointRun, 1), 1)
 		})
 	}
 }

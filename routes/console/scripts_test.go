@@ -79,7 +79,9 @@ func TestScript242(t *testing.T) {
 			require.Equal(t, `{"code":200,"msg":null,"content":null}`, r.String())
 			require.Equal(t, "from-script", ex.WaitCalls(t, executortest.EndpointRun, 1)[0].Trigger.ExecutorParams)
 
-			// 5. joblog/pageList: the log row is there as soon as trigger answered.
+			// 5. joblog/pageList: the log row (there as soon as trigger answered) with
+			// the trigger's outcome once it was sent.
+			b.triggered(t)
 			r = c.post("/joblog/pageList", form("start", "0", "length", "10", "jobGroup", strconv.Itoa(groupID),
 				"jobId", idText, "logStatus", "-1", "filterTime", ""))
 			require.Equal(t, []string{"recordsTotal", "recordsFiltered", "data"}, r.keys(t))

@@ -42,11 +42,11 @@ func (k *console) login(c *fiber.Ctx) error {
 	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))
-	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
+	u, via, err := k.Manage.LoginVia(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v2, err)
 	}
-	value, maxAge, err := k.Manage.NewIdentity(c.UserContext(), u, f.str("ifRemember") == "on")
+	value, maxAge, err := k.Manage.NewIdentity(manage.WithSignInVia(c.UserContext(), via), u, f.str("ifRemember") == "on")
 	if err != nil {
 		return k.loginFailed(c, v2, err)
 	}
@@ -66,11 +66,11 @@ func (k *console) doLogin(c *fiber.Ctx) error {
 	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))
-	u, err := k.Manage.Login(c.UserContext(), f.str("userName"), f.str("password"), client)
+	u, via, err := k.Manage.LoginVia(c.UserContext(), f.str("userName"), f.str("password"), client)
 	if err != nil {
 		return k.loginFailed(c, v3, err)
 	}
-	tok, maxAge, err := k.Manage.NewToken(c.UserContext(), u, f.str("ifRemember") == "on")
+	tok, maxAge, err := k.Manage.NewToken(manage.WithSignInVia(c.UserContext(), via), u, f.str("ifRemember") == "on")
 	if err != nil {
 		return k.loginFailed(c, v3, err)
 	}

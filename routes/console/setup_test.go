@@ -102,6 +102,16 @@ type client struct {
 	head http.Header // sent with every request
 }
 
+// triggered waits until the triggers the console accepted have been sent and their
+// outcomes written: "run once" answers once the trigger is stored, as upstream
+// answers before the executor is called.
+func (b *testBundle) triggered(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, b.sched.WaitIdle(ctx))
+}
+
 func (b *testBundle) client(t *testing.T) *client {
 	jar, _ := cookiejar.New(nil)
 	return &client{t: t, b: b, jar: jar, head: http.Header{},

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 )
 
 // TestLimiterAdmitsHundredASecond drives the limiter with a fixed clock: a second's
@@ -16,9 +18,10 @@ func TestLimiterAdmitsHundredASecond(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var waited []time.Duration
-	l := NewLimiter(100).(*rateLimiter)
-	l.now = func() time.Time { return now }
-	l.sleep = func(_ context.Context, d time.Duration) bool { waited = append(waited, d); return true }
+	k := NewLimiter(100).(*keyedLimiter)
+	k.now = func() time.Time { return now }
+	k.sleep = func(_ context.Context, d time.Duration) bool { waited = append(waited, d); return true }
+	l := key(k, "access token")
 	ctx := context.Background()
 
 	for i := range 100 {
@@ -39,9 +42,10 @@ func TestLimiterAdmitsHundredASecond(t *testing.T) {
 // TestLimiterWaitCancelled: a waiting call whose request ends is refused.
 func TestLimiterWaitCancelled(t *testing.T) {
 	t.Parallel()
-	l := NewLimiter(1).(*rateLimiter)
+	k := NewLimiter(1).(*keyedLimiter)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l.now = func() time.Time { return now }
+	k.now = func() time.Time { return now }
+	l := key(k, "access token")
 	ctx, cancel := context.WithCancel(context.Background())
 	require.True(t, l.Wait(ctx))
 	require.True(t, l.Wait(ctx)) // the burst: one second's worth, no wait
@@ -49,56 +53,66 @@ func TestLimiterWaitCancelled(t *testing.T) {
 	require.False(t, l.Wait(ctx), "would wait for the next slot")
 }
 
-// TestFailLimiterBoundsRefusalsPerClient drives the bound on refused bearer
+// key is the bucket of one credential, as a limiter of one.
+func key(k *keyedLimiter, name string) keyed { return keyed{k, name} }
+
+type keyed struct {
+	k    *keyedLimiter
+	name string
+}
+
+func (l keyed) Wait(ctx context.Context) bool { return l.k.Wait(ctx, l.name) }
+
+// TestLimiterBucketPerCredential: each credential has its own permits; one that used
+// up its second's worth leaves the others theirs (HEAD shares one bucket among all
+// callers, so that one script's burst refused every other caller).
+func TestLimiterBucketPerCredential(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	k := NewLimiter(10).(*keyedLimiter)
+	k.now = func() time.Time { return now }
+	k.sleep = func(context.Context, time.Duration) bool { return true }
+	ctx := context.Background()
+	busy := CredentialKey("", 7)
+	for range 21 { // the burst and a second of waiting
+		require.True(t, k.Wait(ctx, busy))
+	}
+	require.False(t, k.Wait(ctx, busy))
+	for _, other := range []string{CredentialKey("", 0), CredentialKey("app-a", 0), CredentialKey("", 8)} {
+		require.True(t, k.Wait(ctx, other), other)
+	}
+	require.Len(t, k.buckets, 4)
+}
+
+// TestFailKeysBoundRefusalsPerClient drives the bound on refused bearer
 // authentications with a fixed clock: 10 refusals of one secret block that secret for
 // its client, 100 of any block the client, other clients are not affected, and a new
 // window starts afresh.
-func TestFailLimiterBoundsRefusalsPerClient(t *testing.T) {
+func TestFailKeysBoundRefusalsPerClient(t *testing.T) {
 	t.Parallel()
-	var l failLimiter
+	l := window.New(authFailWindow, authFailKeysMax)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := failKeys("10.0.0.1", "xat_a")
 	for i := range authFailuresPerSecret {
-		require.False(t, l.blocked(a, now), "refusal %d", i)
-		k := l.fail(a, now)
+		require.Zero(t, l.Blocked(a, now), "refusal %d", i)
+		k := l.Add(a, now)
 		if i < authFailuresPerSecret-1 {
-			require.Nil(t, k)
+			require.Equal(t, -1, k)
 		} else {
-			require.NotNil(t, k)
-			require.Equal(t, "that token", k.scope)
+			require.Equal(t, "that token", failScope(k))
 		}
 	}
-	require.True(t, l.blocked(a, now))
-	require.False(t, l.blocked(failKeys("10.0.0.1", "xat_b"), now), "another secret of the client")
-	require.False(t, l.blocked(failKeys("10.0.0.2", "xat_a"), now), "the secret from another client")
-
+	require.NotZero(t, l.Blocked(a, now))
+	require.Zero(t, l.Blocked(failKeys("10.0.0.1", "xat_b"), now), "another secret of the client")
+	require.Zero(t, l.Blocked(failKeys("10.0.0.2", "xat_a"), now), "the secret from another client")
 	for i := range authFailuresPerClient - authFailuresPerSecret {
-		k := l.fail(failKeys("10.0.0.1", "xat_"+string(rune('A'+i%26))+string(rune('A'+i/26))), now)
+		k := l.Add(failKeys("10.0.0.1", "xat_"+strconv.Itoa(i)), now)
 		if i == authFailuresPerClient-authFailuresPerSecret-1 {
-			require.NotNil(t, k)
-			require.Equal(t, "any token", k.scope)
+			require.Equal(t, "any token not known to be good", failScope(k))
 		}
 	}
-	require.True(t, l.blocked(failKeys("10.0.0.1", "xat_new"), now), "the client used up its refusals")
-	require.False(t, l.blocked(failKeys("10.0.0.2", "xat_new"), now))
-
-	later := now.Add(authFailWindow)
-	require.False(t, l.blocked(a, later), "a new window")
-	require.Nil(t, l.fail(a, later))
-}
-
-// TestFailLimiterTracksBoundedKeys: past authFailKeysMax keys, expired ones are swept
-// and new ones are not tracked while the table is full of live ones.
-func TestFailLimiterTracksBoundedKeys(t *testing.T) {
-	t.Parallel()
-	var l failLimiter
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range authFailKeysMax {
-		l.fail([]failKey{{key: "k" + strconv.Itoa(i), max: 1}}, now)
-	}
-	require.Len(t, l.hits, authFailKeysMax)
-	l.fail([]failKey{{key: "extra", max: 1}}, now)
-	require.Len(t, l.hits, authFailKeysMax, "full of live keys: not tracked")
-	l.fail([]failKey{{key: "extra", max: 1}}, now.Add(authFailWindow))
-	require.Len(t, l.hits, 1, "expired keys swept")
+	require.NotZero(t, l.Blocked(failKeys("10.0.0.1", "xat_new"), now), "the client used up its refusals")
+	require.Zero(t, l.Blocked(failKeys("10.0.0.1", "xat_new")[1:], now), "but not the new secret's own")
+	require.Zero(t, l.Blocked(failKeys("10.0.0.2", "xat_new"), now))
+	require.Zero(t, l.Blocked(a, now.Add(authFailWindow)), "a new window")
 }

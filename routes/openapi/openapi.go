@@ -11,14 +11,17 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 )
 
 // Document is the OpenAPI 3 description of the six calls.
@@ -45,7 +48,9 @@ type Jobs struct {
 	// nil.
 	Now func() time.Time
 
-	fails failLimiter
+	failsOnce sync.Once
+	fails     *window.Counter
+	good      goodSecrets
 }
 
 // errTooMany is a call refused by the rate limiter or by the bound on refused bearer
@@ -125,11 +130,8 @@ func (b jobBody) input() manage.JobInput {
 func (j *Jobs) Call(ctx context.Context, uri string, body []byte, app string) protocol.Reply {
 	return j.run(ctx, uri, body, func() (caller, error) {
 		p, err := j.Manage.APIPrincipal(ctx, app)
-		who := "app:" + app
-		if app == "" {
-			who = "access token"
-		}
-		return caller{p: p, who: who}, err
+		key := CredentialKey(app, 0)
+		return caller{p: p, who: key, key: key}, err
 	})
 }
 
@@ -140,15 +142,21 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 	return j.run(ctx, uri, body, func() (caller, error) {
 		client := manage.ClientOf(ctx)
 		keys := failKeys(client, secret)
-		if j.fails.blocked(keys, j.now()) {
+		now := j.now()
+		counted := keys
+		if j.good.known(secret, now) {
+			counted = keys[1:] // the client's refusals of other secrets do not block it
+		}
+		if j.failures().Blocked(counted, now) > 0 {
 			return caller{}, errTooMany
 		}
 		p, t, err := j.Manage.TokenPrincipal(ctx, secret)
 		if err != nil {
 			if manage.IsKind(err, manage.Unauthenticated) {
-				if k := j.fails.fail(keys, j.now()); k != nil {
-					j.Log.Warn("job openapi: refused bearer tokens of a client reached their limit; its calls with "+k.scope+
-						" are answered 502 until the window ends", "client", client, "failures", k.max, "window", authFailWindow)
+				j.good.forget(secret)
+				if i := j.failures().Add(keys, now); i >= 0 {
+					j.Log.Warn("job openapi: refused bearer tokens of a client reached their limit; its calls with "+failScope(i)+
+						" are answered 502 until the window ends", "client", client, "failures", keys[i].Max, "window", authFailWindow)
 				}
 			}
 			c := caller{}
@@ -159,12 +167,19 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 			}
 			return c, err
 		}
+		j.good.add(secret, now)
 		if p.ReadOnly() && (writeCalls[uri] || calendarWrites[uri]) {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
 			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
-		return caller{p: p, who: p.User.Username}, nil
+		return caller{p: p, who: p.User.Username, key: CredentialKey("", t.ID)}, nil
 	})
+}
+
+// failures is the bound on refused bearer authentications.
+func (j *Jobs) failures() *window.Counter {
+	j.failsOnce.Do(func() { j.fails = window.New(authFailWindow, authFailKeysMax) })
+	return j.fails
 }
 
 func (j *Jobs) now() time.Time {
@@ -179,6 +194,7 @@ func (j *Jobs) now() time.Time {
 type caller struct {
 	p       manage.Principal
 	who     string
+	key     string // the limiter's bucket (CredentialKey)
 	refused manage.Actor
 }
 
@@ -198,7 +214,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		if err != nil {
 			return who, err
 		}
-		if j.Limiter != nil && !j.Limiter.Wait(ctx) {
+		if j.Limiter != nil && !j.Limiter.Wait(ctx, who.key) {
 			return caller{}, errTooMany
 		}
 		return who, nil
@@ -218,6 +234,14 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	if uri != "addJob" && (b.ID == nil || *b.ID <= 0) {
 		return protocol.Fail("invalid request, id missing or not a positive number.")
+	}
+	id := 0
+	if b.ID != nil {
+		id = *b.ID
+	}
+	if msg := outOfInt(intField{"id", int64(id)}, intField{"jobGroup", int64(b.JobGroup)},
+		intField{"executorTimeout", int64(b.ExecutorTimeout)}, intField{"executorFailRetryCount", int64(b.ExecutorFailRetryCount)}); msg != "" {
+		return protocol.Fail(msg)
 	}
 	target := ""
 	if b.ID != nil && uri != "addJob" {
@@ -262,6 +286,24 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who.who)
 	return success("")
+}
+
+// intField is a number of a body that an INT column holds or is compared with.
+type intField struct {
+	name string
+	v    int64
+}
+
+// outOfInt names the first field outside the INT columns' 32 bits, "" when none: HEAD
+// reads these fields as Java ints and refuses such a body, and PostgreSQL fails a
+// statement with such a value (where MySQL finds no row).
+func outOfInt(fs ...intField) string {
+	for _, f := range fs {
+		if f.v > math.MaxInt32 || f.v < math.MinInt32 {
+			return "invalid request, " + f.name + " out of range."
+		}
+	}
+	return ""
 }
 
 // decode reads a JSON object body into v, refusing trailing text; what names the

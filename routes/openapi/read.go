@@ -123,6 +123,14 @@ func (j *Jobs) read(ctx context.Context, uri string, body []byte, auth func() (c
 	if uri == "listLogs" && b.JobID <= 0 {
 		return protocol.Fail("invalid request, jobId missing or not a positive number.")
 	}
+	status := 0
+	if b.TriggerStatus != nil {
+		status = *b.TriggerStatus
+	}
+	if msg := outOfInt(intField{"jobGroup", int64(b.JobGroup)}, intField{"jobId", int64(b.JobID)},
+		intField{"triggerStatus", int64(status)}); msg != "" {
+		return protocol.Fail(msg)
+	}
 	who, err := auth()
 	if err != nil {
 		return j.failure(uri, err)

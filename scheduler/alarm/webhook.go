@@ -69,7 +69,15 @@ type Webhook struct {
 // DefaultTimeout bounds one post of a webhook.
 const DefaultTimeout = 5 * time.Second
 
-var defaultClient = &http.Client{Timeout: DefaultTimeout}
+var defaultClient = &http.Client{Timeout: DefaultTimeout, CheckRedirect: noRedirect}
+
+// noRedirect keeps a post where it was sent: a redirect would re-post the signed body
+// (or, after a 302, a GET) to wherever the endpoint names, as the executor client
+// refuses to do too. The redirect is answered as a failure that names its target host.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// errRedirect is an endpoint that answered with a redirect: not retried.
+var errRedirect = errors.New("redirects are not followed")
 
 // chatLimit bounds each log message in chat formats, in characters; each service's
 // limit on the whole message (limits.go) may cut it further.
@@ -100,6 +108,9 @@ func (w *Webhook) Send(ctx context.Context, a Alarm) error {
 		if err = w.post(ctx, a); err == nil {
 			return nil
 		}
+		if errors.Is(err, errRedirect) {
+			return fmt.Errorf("webhook %s: %w", w.Name, err)
+		}
 	}
 	return fmt.Errorf("webhook %s: %d attempts: %w", w.Name, attempts, err)
 }
@@ -117,6 +128,10 @@ func (w *Webhook) post(ctx context.Context, a Alarm) error {
 	c := w.Client
 	if c == nil {
 		c = defaultClient
+	} else if c.CheckRedirect == nil {
+		cc := *c
+		cc.CheckRedirect = noRedirect
+		c = &cc
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -128,6 +143,13 @@ func (w *Webhook) post(ctx context.Context, a Alarm) error {
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		to := "nowhere"
+		if loc, err := resp.Location(); err == nil {
+			to = loc.Host // not the whole URL: it may carry a token
+		}
+		return fmt.Errorf("answer %d, a redirect to %s: %w", resp.StatusCode, to, errRedirect)
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("answer %d", resp.StatusCode)
 	}

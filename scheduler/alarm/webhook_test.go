@@ -158,3 +158,26 @@ func TestPlainTextDropsOnlyTheAdminsMarkup(t *testing.T) {
 	require.Equal(t, "&lt;!here&gt; &amp;amp;", SlackText("<!here> &amp;"))
 	require.False(t, strings.Contains(MarkdownText("<font>"), "<"))
 }
+
+// A webhook endpoint that answers with a redirect is not followed (a 307 would re-post
+// the signed body to the other host, a 302 turn it into a GET there): the send fails
+// at once, naming the redirect and its target host, and the other host gets nothing.
+func TestWebhookRefusesRedirects(t *testing.T) {
+	t.Parallel()
+	elsewhere, elsewhereURL := newReceiver(t, "")
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusFound, http.StatusPermanentRedirect} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, elsewhereURL+"/steal?token=x", status)
+		}))
+		t.Cleanup(srv.Close)
+		for _, kind := range []string{KindGeneric, KindDingTalk} {
+			for _, client := range []*http.Client{nil, {Timeout: time.Second}} {
+				w := &Webhook{Name: "ops", Kind: kind, URL: srv.URL, Secret: "s3cret", Client: client, Backoff: time.Millisecond}
+				err := w.Send(context.Background(), fixedAlarm)
+				require.ErrorContains(t, err, "a redirect to "+strings.TrimPrefix(elsewhereURL, "http://")+": redirects are not followed")
+				require.NotContains(t, err.Error(), "token=x")
+			}
+		}
+	}
+	require.Empty(t, elsewhere.requests())
+}

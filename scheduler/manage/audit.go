@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -417,69 +418,29 @@ const (
 // denialThrottle counts denied entries in fixed windows per actor, action and target
 // and per actor. Its zero value is ready.
 type denialThrottle struct {
+	once     sync.Once
+	counts   *window.Counter
 	mu       sync.Mutex
-	windows  map[string]*deniedCount
 	skipped  int
 	reported time.Time
-}
-
-type deniedCount struct {
-	start time.Time
-	count int
 }
 
 // admit reports whether a denied attempt of a at now may be recorded; when it may
 // not, skipped is the number of attempts not recorded to log now (0: not yet).
 func (d *denialThrottle) admit(a Actor, c Change, now time.Time) (ok bool, skipped int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.windows == nil {
-		d.windows = map[string]*deniedCount{}
-	}
+	d.once.Do(func() { d.counts = window.New(deniedWindow, deniedKeysMax) })
 	actor := a.Kind + "\x00" + a.Name
-	keys := []struct {
-		key string
-		max int
-	}{{actor, deniedPerActor}, {actor + "\x00" + c.Action + "\x00" + c.TargetKind + "\x00" + c.TargetID, 1}}
-	ok = true
-	for _, k := range keys {
-		w := d.windows[k.key]
-		if w == nil || now.Sub(w.start) >= deniedWindow {
-			if w == nil && !d.room(now) {
-				ok = false
-				continue
-			}
-			w = &deniedCount{start: now}
-			d.windows[k.key] = w
-		}
-		if w.count >= k.max {
-			ok = false
-		}
-	}
-	if ok {
-		for _, k := range keys {
-			d.windows[k.key].count++
-		}
+	if d.counts.Take([]window.Key{{Name: actor, Max: deniedPerActor},
+		{Name: actor + "\x00" + c.Action + "\x00" + c.TargetKind + "\x00" + c.TargetID, Max: 1}}, now) {
 		return true, 0
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.skipped++
 	if d.reported.IsZero() || now.Sub(d.reported) >= deniedWindow {
 		skipped, d.skipped, d.reported = d.skipped, 0, now
 	}
 	return false, skipped
-}
-
-// room reports whether a new key may be tracked, sweeping expired keys when full.
-func (d *denialThrottle) room(now time.Time) bool {
-	if len(d.windows) < deniedKeysMax {
-		return true
-	}
-	for k, w := range d.windows {
-		if now.Sub(w.start) >= deniedWindow {
-			delete(d.windows, k)
-		}
-	}
-	return len(d.windows) < deniedKeysMax
 }
 
 // auditWriteTimeout bounds one audit write, so that a database that stopped answering

@@ -12,9 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -99,36 +99,44 @@ func parseToken(value string) (userID int, signature string, ok bool) {
 		return 0, "", false
 	}
 	idText := strings.Trim(string(t.UserID), `"`)
-	id, err := strconv.Atoi(idText)
+	id, err := atoi32(idText)
 	if err != nil || id <= 0 {
 		return 0, "", false
 	}
 	return id, t.Signature, true
 }
 
-// Login checks a user name and password. Failures are counted per user name and
-// client address together, and per client address alone with a higher cap; past
-// either cap further attempts of that pair (or from that address) are refused without
-// looking at the password. Failures of a user from other addresses never refuse a
-// sign-in: that would let anyone lock any user out.
+// Login checks a user name and password. Failures are counted per account and client
+// address together, and per client address alone with a higher cap; past either cap
+// further attempts of that pair (or from that address) are refused without looking at
+// the password. The account is the row the name resolves to, not the name as typed:
+// the database's collation lets "ádmin" or "admin " find admin's row, and those must
+// not be fresh guesses at admin's password. Failures of a user from other addresses
+// never refuse a sign-in: that would let anyone lock any user out.
 func (s *Service) Login(ctx context.Context, username, password, clientIP string) (schema.User, error) {
+	u, _, err := s.LoginVia(ctx, username, password, clientIP)
+	return u, err
+}
+
+// LoginVia is Login that also returns the identity an LDAP directory vouched for (its
+// Provider is "" after a local sign-in); WithSignInVia puts it on the session's audit
+// entry.
+func (s *Service) LoginVia(ctx context.Context, username, password, clientIP string) (schema.User, Identity, error) {
 	if javaBlank(username) || javaBlank(password) {
-		return schema.User{}, s.fail(Invalid, "console_login_empty")
+		return schema.User{}, Identity{}, s.fail(Invalid, "console_login_empty")
 	}
 	now := s.clk.Now()
-	name := strings.ToLower(username)
-	if len(name) > 64 {
-		name = name[:64]
-	}
-	keys := []limitKey{{"u:" + name + "\x00" + clientIP, s.loginFailures}, {"a:" + clientIP, s.addrFailures}}
-	if wait := s.limit.blocked(keys, now); wait > 0 {
-		secs := int((wait + time.Second - 1) / time.Second)
-		s.log.Warn("sign-in refused, too many failures", "user", username, "client", clientIP)
-		return schema.User{}, s.fail(Limited, "console_login_limited", strconv.Itoa(secs))
+	addr := window.Key{Name: "a:" + clientIP, Max: s.addrFailures}
+	if err := s.limited(username, clientIP, []window.Key{addr}, now); err != nil {
+		return schema.User{}, Identity{}, err
 	}
 	u, err := s.store.LoadUserByName(ctx, username)
 	if err != nil && !errors.Is(err, schema.ErrNotFound) {
-		return schema.User{}, err
+		return schema.User{}, Identity{}, err
+	}
+	keys := []window.Key{{Name: accountKey(u, err, username) + "\x00" + clientIP, Max: s.loginFailures}, addr}
+	if err := s.limited(username, clientIP, keys, now); err != nil {
+		return schema.User{}, Identity{}, err
 	}
 	// A local user signs in with the local password; the directory is asked only
 	// about names without a row and users a provider created, so that it cannot
@@ -139,18 +147,18 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 		case lerr == nil:
 			u, err := s.provision(ctx, id, s.ldap.Mapping())
 			if err != nil {
-				return schema.User{}, err
+				return schema.User{}, Identity{}, err
 			}
-			s.limit.reset(keys[0].key)
-			return u, nil
+			s.limit.Reset(keys[0].Name)
+			return u, id, nil
 		case !errors.Is(lerr, ErrBadCredentials):
 			s.log.Error("LDAP sign-in failed", "user", username, "err", lerr)
-			return schema.User{}, s.fail(Invalid, "console_login_directory")
+			return schema.User{}, Identity{}, s.fail(Invalid, "console_login_directory")
 		}
 		err = schema.ErrNotFound
 	}
 	if err != nil || !s.localLogin || !VerifyPassword(u.Password, password) {
-		s.limit.fail(keys, now)
+		s.countFailure(keys, clientIP, now)
 		s.log.Info("sign-in failed", "user", username, "client", clientIP)
 		// The name tried, never the password. Attempts refused by the limit above are
 		// logged only, so that a flood of guesses cannot fill the audit table.
@@ -163,80 +171,48 @@ func (s *Service) Login(ctx context.Context, username, password, clientIP string
 		}
 		s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: username}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
 			TargetID: target, Outcome: OutcomeFailed})
-		return schema.User{}, s.fail(Invalid, "console_login_invalid")
+		return schema.User{}, Identity{}, s.fail(Invalid, "console_login_invalid")
 	}
-	s.limit.reset(keys[0].key)
-	return u, nil
+	s.limit.Reset(keys[0].Name)
+	return u, Identity{}, nil
 }
 
-// limitKey is a counted key and the failures it may have within the window.
-type limitKey struct {
-	key string
-	max int
-}
-
-// limiter counts failures per key in fixed windows.
-type limiter struct {
-	mu     sync.Mutex
-	window time.Duration
-	hits   map[string]*window
-}
-
-type window struct {
-	start time.Time
-	count int
-}
-
-// limiterCap bounds the number of tracked keys; past it expired entries are swept
-// and, if still full, new keys are not tracked (their address key still is).
-const limiterCap = 100000
-
-func newLimiter(w time.Duration) *limiter {
-	return &limiter{window: w, hits: map[string]*window{}}
-}
-
-// blocked returns how long the first exhausted key stays blocked, or 0.
-func (l *limiter) blocked(keys []limitKey, now time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var wait time.Duration
-	for _, k := range keys {
-		w := l.hits[k.key]
-		if w == nil || now.Sub(w.start) >= l.window {
-			continue
-		}
-		if w.count >= k.max {
-			wait = max(wait, w.start.Add(l.window).Sub(now))
-		}
+// accountKey names what the sign-in limiter counts a password attempt under: the row
+// the name resolved to, or, for a name without a row (one the directory may know), the
+// name as the directory compares it (case and surrounding spaces ignored).
+func accountKey(u schema.User, lookupErr error, username string) string {
+	if lookupErr == nil {
+		return "u:" + itoa(u.ID)
 	}
-	return wait
+	name := strings.ToLower(javaTrim(username))
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return "n:" + name
 }
 
-func (l *limiter) fail(keys []limitKey, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.hits) >= limiterCap {
-		for k, w := range l.hits {
-			if now.Sub(w.start) >= l.window {
-				delete(l.hits, k)
-			}
-		}
+// limited refuses a sign-in while one of keys is over its cap. The refusals are not
+// recorded in the audit log and are logged at debug level only: the warning is written
+// once, when the cap is reached (countFailure).
+func (s *Service) limited(username, clientIP string, keys []window.Key, now time.Time) error {
+	wait := s.limit.Blocked(keys, now)
+	if wait <= 0 {
+		return nil
 	}
-	for _, k := range keys {
-		w := l.hits[k.key]
-		if w == nil || now.Sub(w.start) >= l.window {
-			if w == nil && len(l.hits) >= limiterCap {
-				continue
-			}
-			w = &window{start: now}
-			l.hits[k.key] = w
-		}
-		w.count++
-	}
+	secs := int((wait + time.Second - 1) / time.Second)
+	s.log.Debug("sign-in refused, too many failures", "user", username, "client", clientIP)
+	return s.fail(Limited, "console_login_limited", strconv.Itoa(secs))
 }
 
-func (l *limiter) reset(key string) {
-	l.mu.Lock()
-	delete(l.hits, key)
-	l.mu.Unlock()
+// countFailure counts a failed sign-in under keys, and warns once when that uses up a
+// key's failures for the window.
+func (s *Service) countFailure(keys []window.Key, clientIP string, now time.Time) {
+	if i := s.limit.Add(keys, now); i >= 0 {
+		scope := "this account"
+		if strings.HasPrefix(keys[i].Name, "a:") {
+			scope = "any account"
+		}
+		s.log.Warn("sign-in failures of a client reached their limit; its sign-ins to "+scope+" are refused until the window ends",
+			"client", clientIP, "failures", keys[i].Max, "window", s.limit.Window())
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -71,31 +70,6 @@ func TestToken(t *testing.T) {
 		_, _, ok := parseToken(bad)
 		require.False(t, ok, bad)
 	}
-}
-
-// Failed sign-ins are counted per key in a one-minute window, each key with its own
-// cap; the block lifts when the window ends, and a reset clears one key only.
-func TestLimiter(t *testing.T) {
-	t.Parallel()
-	l := newLimiter(time.Minute)
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	keys := func(user, addr string) []limitKey {
-		return []limitKey{{"u:" + user + "\x00" + addr, 3}, {"a:" + addr, 5}}
-	}
-	for i := range 3 {
-		require.Zero(t, l.blocked(keys("a", "1"), t0.Add(time.Duration(i)*time.Second)))
-		l.fail(keys("a", "1"), t0.Add(time.Duration(i)*time.Second))
-	}
-	at := t0.Add(10 * time.Second)
-	require.Equal(t, 50*time.Second, l.blocked(keys("a", "1"), at))
-	require.Zero(t, l.blocked(keys("b", "1"), at), "same address, other user: under the address cap")
-	require.Zero(t, l.blocked(keys("a", "2"), at), "same user, other address")
-	l.fail(keys("b", "1"), at)
-	l.fail(keys("c", "1"), at)
-	require.Equal(t, 50*time.Second, l.blocked(keys("d", "1"), at), "the address reached its own cap")
-	require.Zero(t, l.blocked(keys("a", "1"), t0.Add(time.Minute)), "the window ended")
-	l.reset("u:a\x001")
-	require.Equal(t, 50*time.Second, l.blocked(keys("a", "1"), at), "the address stays blocked")
 }
 
 // admin-http.md §4: permission is a comma list of group ids; blanks and junk are

@@ -209,7 +209,7 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 	}
 	if strings.TrimSpace(in.ChildJobID) != "" {
 		for _, item := range strings.Split(in.ChildJobID, ",") {
-			id, err := strconv.Atoi(item)
+			id, err := atoi32(item)
 			if err != nil {
 				return s.fail(Invalid, "console_invalid", fieldItem{"child", item})
 			}
@@ -543,8 +543,10 @@ func (s *Service) StopJob(ctx context.Context, p Principal, id int) error {
 // access token is never sent to an address a user typed; administrators, who can set
 // any manual address on a group anyway, may name any http(s) address.
 //
-// The trigger runs before the answer (it is not cancelled with the request), so the
-// log row exists when the client asks for the log list next.
+// The trigger is written before the answer (scheduler.Accept; not cancelled with the
+// request), so its log row exists when the client asks for the log list next, and it
+// fires once even if this admin stops right after answering. As upstream, the answer
+// does not wait for the executor: the run's log shows how the trigger went.
 func (s *Service) TriggerJob(ctx context.Context, p Principal, id int, executorParam, addressList string) error {
 	job, err := s.loadJob(ctx, p, id)
 	if err != nil {
@@ -556,8 +558,8 @@ func (s *Service) TriggerJob(ctx context.Context, p Principal, id int, executorP
 		}
 	}
 	param := executorParam
-	if err := s.sched.Trigger(context.WithoutCancel(ctx), scheduler.TriggerRequest{
-		JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
+	if err := s.sched.Accept(context.WithoutCancel(ctx), scheduler.TriggerRequest{
+		JobID: id, JobGroup: job.JobGroup, Type: scheduler.TriggerManual, FailRetryCount: -1, ExecutorParam: &param, AddressList: addressList,
 	}); err != nil {
 		return err
 	}

@@ -191,7 +191,7 @@ func (l *LDAP) Authenticate(ctx context.Context, username, password string) (Ide
 		}
 		return Identity{}, fmt.Errorf("ldap bind as user: %w", err)
 	}
-	return Identity{Provider: "ldap", Username: username, Groups: groups}, nil
+	return Identity{Provider: "ldap", Subject: entry.DN, Username: username, Groups: groups}, nil
 }
 
 // isMember reads whether a group lists the user: member or uniqueMember naming its

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -262,4 +263,138 @@ func TestLDAPTLS(t *testing.T) {
 	id, err := dir.Authenticate(ctx, "alice", "alice-pw")
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"CN=ops, ou=groups,dc=example,dc=org", ldaptest.GroupDN("devs")}, id.Groups)
+}
+
+// A user a provider created belongs to the identity it was created for (the LDAP
+// entry's DN, the OpenID Provider's issuer and subject), not to its name: an OpenID
+// identity that calls itself bob cannot sign into the row the directory created for
+// bob (and its admin role), two OpenID subjects of one name do not share a row, and a
+// provider's row from before identities were recorded is bound by its next sign-in.
+// The audit log names the provider and the subject.
+func TestProviderUsersBoundToTheirIdentity(t *testing.T) {
+	t.Parallel()
+	srv := ldaptest.Start(t, ldapUsers, ldapGroups)
+	for _, layout := range []schema.LayoutName{schema.Layout24, schema.Layout34} {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			dir, err := manage.NewLDAP(ldapConfig(t, srv))
+			require.NoError(t, err)
+			idp, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: "http://127.0.0.1:1", ClientID: "c"})
+			require.NoError(t, err)
+			svc, store := providerService(t, layout, manage.Config{LDAP: dir, OIDC: idp})
+			ctx := context.Background()
+
+			bob, err := svc.Login(ctx, "bob", "bob-pw", "10.0.0.1")
+			require.NoError(t, err)
+			require.Equal(t, 1, bob.Role)
+			bound, err := store.LoadSignInIdentity(ctx, bob.ID)
+			require.NoError(t, err)
+			require.Equal(t, ldaptest.User{UID: "bob"}.DN(), bound.Subject)
+			entries, _, err := store.ListAudit(ctx, schema.AuditFilter{Action: manage.ActionUserAdd, TargetID: strconv.Itoa(bob.ID)}, 0, 10)
+			require.NoError(t, err)
+			require.Len(t, entries, 1)
+			require.Contains(t, entries[0].Changes, ldaptest.User{UID: "bob"}.DN())
+
+			oidcBob := manage.Identity{Provider: "oidc", Issuer: "https://idp.example", Subject: "attacker-sub-999", Username: "bob"}
+			_, err = svc.SignInOIDC(ctx, oidcBob, "10.0.0.2")
+			require.True(t, manage.IsKind(err, manage.Denied), "%v", err)
+			require.Equal(t, "The user of this name belongs to another sign-in identity; ask an administrator", err.Error())
+			denied, _, err := store.ListAudit(ctx, schema.AuditFilter{Action: manage.ActionSignInFailed, TargetID: strconv.Itoa(bob.ID)}, 0, 10)
+			require.NoError(t, err)
+			require.Len(t, denied, 1)
+			require.Contains(t, denied[0].Changes, "attacker-sub-999")
+			again, err := svc.Login(ctx, "bob", "bob-pw", "10.0.0.1")
+			require.NoError(t, err, "the directory's bob still signs in")
+			require.Equal(t, bob.ID, again.ID)
+
+			// Two OpenID subjects of one name: the first has the row.
+			carl := manage.Identity{Provider: "oidc", Issuer: "https://idp.example", Subject: "sub-1", Username: "carl"}
+			first, err := svc.SignInOIDC(ctx, carl, "10.0.0.3")
+			require.NoError(t, err)
+			other := carl
+			other.Subject = "sub-2"
+			_, err = svc.SignInOIDC(ctx, other, "10.0.0.3")
+			require.True(t, manage.IsKind(err, manage.Denied), "%v", err)
+			other.Issuer, other.Subject = "https://other-idp.example", "sub-1"
+			_, err = svc.SignInOIDC(ctx, other, "10.0.0.3")
+			require.True(t, manage.IsKind(err, manage.Denied), "same subject, another issuer: %v", err)
+			// The bound identity keeps its row when the provider renames it.
+			renamed := carl
+			renamed.Username = "carl-renamed"
+			u, err := svc.SignInOIDC(ctx, renamed, "10.0.0.3")
+			require.NoError(t, err)
+			require.Equal(t, first.ID, u.ID)
+
+			// A provider's row from before identities were recorded: the next sign-in
+			// binds it, and then it is that identity's only.
+			legacy, err := svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp.example", Subject: "sub-dora", Username: "dora"}, "10.0.0.4")
+			require.NoError(t, err)
+			_, err = store.DB().ExecContext(ctx, "DELETE FROM "+schema.SignInIdentityTable)
+			require.NoError(t, err)
+			u, err = svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp.example", Subject: "sub-dora", Username: "dora"}, "10.0.0.4")
+			require.NoError(t, err)
+			require.Equal(t, legacy.ID, u.ID)
+			_, err = svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp.example", Subject: "sub-eve", Username: "dora"}, "10.0.0.4")
+			require.True(t, manage.IsKind(err, manage.Denied), "%v", err)
+
+			// A deleted user's identity starts afresh.
+			require.NoError(t, svc.RemoveUser(ctx, manage.PrincipalFor(bob), first.ID))
+			u, err = svc.SignInOIDC(ctx, carl, "10.0.0.3")
+			require.NoError(t, err)
+			require.NotEqual(t, first.ID, u.ID)
+		})
+	}
+}
+
+// providerService is a Service on a fresh MariaDB database of the layout with the
+// providers of cfg.
+func providerService(t *testing.T, layout schema.LayoutName, cfg manage.Config) (*manage.Service, *schema.Store) {
+	t.Helper()
+	db, store := schematest.New(t, layout)
+	return providerServiceOn(t, store, db.Loc, cfg), store
+}
+
+func providerServiceOn(t *testing.T, store *schema.Store, loc *time.Location, cfg manage.Config) *manage.Service {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	clk := clock.NewFake(t0)
+	sched := scheduler.New(scheduler.Config{Location: loc, Logger: log}, store, nil, clk)
+	t.Cleanup(func() { sched.Stop(context.Background()) })
+	cfg.Store, cfg.Scheduler, cfg.Clock, cfg.Location, cfg.Lang, cfg.Logger = store, sched, clk, loc, i18n.En, log
+	return manage.New(cfg)
+}
+
+// Names are compared exactly when a provider's identity is linked to a row: MariaDB's
+// collation finds "jose" for "josé", PostgreSQL's xxl_admin_ci finds "bob" for the
+// full-width "ｂｏｂ"; such an identity is refused instead of sharing the other's row
+// (and its executor groups). On every database.
+func TestProviderNamesComparedExactly(t *testing.T) {
+	t.Parallel()
+	for name, open := range testDatabases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			idp, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: "http://127.0.0.1:1", ClientID: "c",
+				GroupPermissions: map[string][]int{"ops": {2}}})
+			require.NoError(t, err)
+			store, loc := open(t)
+			svc := providerServiceOn(t, store, loc, manage.Config{OIDC: idp})
+			ctx := context.Background()
+			for _, pair := range [][2]string{{"jose", "josé"}, {"bob", "ｂｏｂ"}, {"carol", "Carol"}} {
+				first, err := svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp", Subject: "sub-" + pair[0],
+					Username: pair[0], Groups: []string{"ops"}}, "10.0.0.1")
+				require.NoError(t, err)
+				u, err := svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp", Subject: "sub-" + pair[1],
+					Username: pair[1]}, "10.0.0.1")
+				if err == nil {
+					require.NotEqual(t, first.ID, u.ID, "%q signed into %q's row", pair[1], pair[0])
+					require.Equal(t, pair[1], u.Username)
+					continue
+				}
+				require.True(t, manage.IsKind(err, manage.Denied), "%q: %v", pair[1], err)
+				row, lerr := store.LoadUser(ctx, first.ID)
+				require.NoError(t, lerr)
+				require.Equal(t, "2", row.Permission, "untouched")
+			}
+		})
+	}
 }

@@ -17,13 +17,14 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // Scheduler is what the console needs from the scheduling core; *scheduler.Scheduler
 // implements it.
 type Scheduler interface {
-	Trigger(ctx context.Context, req scheduler.TriggerRequest) error
+	Accept(ctx context.Context, reqs ...scheduler.TriggerRequest) error
 	StartJob(ctx context.Context, id int) error
 	StopJob(ctx context.Context, id int) error
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
@@ -82,7 +83,7 @@ type Service struct {
 	msgs   i18n.Bundle
 	p3     bool
 	log    *slog.Logger
-	limit  *limiter
+	limit  *window.Counter
 	audit  auditCounts
 
 	loginFailures, addrFailures int
@@ -118,10 +119,13 @@ func New(cfg Config) *Service {
 	if cfg.LoginWindow <= 0 {
 		cfg.LoginWindow = time.Minute
 	}
+	// limiterCap bounds the keys the sign-in limiter tracks; past it expired ones are
+	// swept and, if still full, new keys are not tracked (their address key still is).
+	const limiterCap = 100000
 	return &Service{
 		store: cfg.Store, layout: cfg.Store.Layout(), sched: cfg.Scheduler, logs: cfg.Logs,
 		clk: cfg.Clock, loc: cfg.Location, msgs: i18n.For(cfg.Lang), p3: cfg.P3, log: cfg.Logger,
-		limit: newLimiter(cfg.LoginWindow), loginFailures: cfg.LoginFailures, addrFailures: cfg.LoginFailuresPerAddress,
+		limit: window.New(cfg.LoginWindow, limiterCap), loginFailures: cfg.LoginFailures, addrFailures: cfg.LoginFailuresPerAddress,
 		ldap: cfg.LDAP, oidc: cfg.OIDC, localLogin: !cfg.NoLocalLogin,
 	}
 }
@@ -238,6 +242,14 @@ func (s *Service) checkLen(field, v string, max int) error {
 // javaBlank is Java's StringUtils.isBlank on trimmed text: empty after trimming
 // characters <= ' '.
 func javaBlank(v string) bool { return javaTrim(v) == "" }
+
+// atoi32 parses an id of an INT column, as Java's Integer.parseInt: a value outside
+// 32 bits is not a number, rather than a statement PostgreSQL fails (MySQL would find
+// no row).
+func atoi32(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int(n), err
+}
 
 // javaTrim strips leading and trailing characters <= ' ', as String.trim.
 func javaTrim(v string) string {

@@ -147,3 +147,76 @@ func TestGlueHistoryPermission(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gs, 1)
 }
+
+// The sign-in limiter counts failures under the account a name resolves to: after 10
+// failures for admin, every name the database's collation resolves to admin's row
+// ("ádmin", "admin " on MariaDB, full-width "ａｄｍｉｎ" on PostgreSQL, "ADMIN" on all)
+// is refused too, with the right password, instead of getting 10 fresh guesses. Another
+// address is not affected. On every database.
+func TestLoginLimitKeyedOnAccount(t *testing.T) {
+	t.Parallel()
+	for name, open := range testDatabases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store, loc := open(t)
+			svc := providerServiceOn(t, store, loc, manage.Config{})
+			ctx := context.Background()
+			for range 10 {
+				_, err := svc.Login(ctx, "admin", "bad", "10.0.0.9")
+				require.True(t, manage.IsKind(err, manage.Invalid))
+			}
+			resolved := 0
+			for _, variant := range []string{"ádmin", "ADMIN", "admin ", "Ádmin", "ａｄｍｉｎ"} {
+				if u, err := store.LoadUserByName(ctx, variant); err != nil || u.ID != 1 {
+					continue // not admin's row on this database: a name of its own
+				}
+				resolved++
+				_, err := svc.Login(ctx, variant, "123456", "10.0.0.9")
+				require.True(t, manage.IsKind(err, manage.Limited), "%q: %v", variant, err)
+			}
+			require.Positive(t, resolved)
+			u, err := svc.Login(ctx, "ADMIN", "123456", "10.0.0.10")
+			require.NoError(t, err, "another address")
+			require.Equal(t, 1, u.ID)
+		})
+	}
+}
+
+// testDatabases open a fresh 3.4 database with its seed rows on each kind of database.
+var testDatabases = map[string]func(t *testing.T) (*schema.Store, *time.Location){
+	"mariadb": func(t *testing.T) (*schema.Store, *time.Location) {
+		db, st := schematest.New(t, schema.Layout34)
+		return st, db.Loc
+	},
+	"postgres": func(t *testing.T) (*schema.Store, *time.Location) {
+		p, st := schematest.NewPostgres(t)
+		return st, p.Loc
+	},
+	"sqlite": func(t *testing.T) (*schema.Store, *time.Location) {
+		s := schematest.NewSQLite(t)
+		return s.Store, s.Loc
+	},
+}
+
+// The audit log names an API token "token:<id>:<name>": a user of such a name, made on
+// the Users page or by a provider's sign-in, would stand beside the token in the
+// audit log's actor filter, so such names are refused, also when they only look alike
+// (case, accents, full-width letters).
+func TestTokenActorNamesRefusedForUsers(t *testing.T) {
+	t.Parallel()
+	idp, err := manage.NewOIDC(manage.OIDCConfig{IssuerURL: "http://127.0.0.1:1", ClientID: "c"})
+	require.NoError(t, err)
+	db, store := schematest.New(t, schema.Layout34)
+	svc := providerServiceOn(t, store, db.Loc, manage.Config{OIDC: idp})
+	ctx := context.Background()
+	admin := manage.PrincipalFor(schema.User{ID: 1, Username: "admin", Role: 1})
+	for _, name := range []string{"token:10:ci-bot", "TOKEN:1:x", "tökén:1:x", "ｔｏｋｅｎ:1:x", "token："} {
+		_, err := svc.AddUser(ctx, admin, manage.UserInput{Username: name, Password: "secret-pw", Role: 0})
+		require.True(t, manage.IsKind(err, manage.Invalid), "%q: %v", name, err)
+		_, err = svc.SignInOIDC(ctx, manage.Identity{Provider: "oidc", Issuer: "https://idp", Subject: "s-" + name, Username: name}, "10.0.0.1")
+		require.True(t, manage.IsKind(err, manage.Denied), "%q: %v", name, err)
+	}
+	require.Zero(t, db.Count(t, "xxl_job_user", "username <> 'admin'"))
+	_, err = svc.AddUser(ctx, admin, manage.UserInput{Username: "tokens-ops", Password: "secret-pw", Role: 0})
+	require.NoError(t, err, "a name that merely starts with the word")
+}

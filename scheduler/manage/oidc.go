@@ -227,7 +227,8 @@ func (o *OIDC) Exchange(ctx context.Context, f OIDCFlow, code, redirectURL strin
 	if name == "" {
 		return Identity{}, "", fmt.Errorf("oidc: no %s claim names the user", o.cfg.UsernameClaim)
 	}
-	return Identity{Provider: "oidc", Username: name, Groups: claimStrings(claims[o.cfg.GroupsClaim])}, raw, nil
+	return Identity{Provider: "oidc", Issuer: idt.Issuer, Subject: idt.Subject, Username: name,
+		Groups: claimStrings(claims[o.cfg.GroupsClaim])}, raw, nil
 }
 
 // claimStrings reads a groups claim: a list of strings or one string.

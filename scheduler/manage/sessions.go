@@ -320,11 +320,14 @@ func (s *Service) startSession(ctx context.Context, u schema.User, kind int, sec
 	if kind == schema.SessionKindToken {
 		session = "token"
 	}
-	s.Record(ctx, newPrincipal(u, 0), Change{Action: ActionSignIn, TargetKind: TargetUser, TargetID: itoa(u.ID),
-		Fields: Diff(nil, struct {
-			Session  string
-			Remember bool
-		}{session, remember}, nil)})
+	fields := Diff(nil, struct {
+		Session  string
+		Remember bool
+	}{session, remember}, nil)
+	if id, ok := ctx.Value(signInViaKey{}).(Identity); ok && id.Provider != "" {
+		fields = append(fields, Diff(nil, signInVia(id), nil)...)
+	}
+	s.Record(ctx, newPrincipal(u, 0), Change{Action: ActionSignIn, TargetKind: TargetUser, TargetID: itoa(u.ID), Fields: fields})
 	if !remember {
 		return 0, nil
 	}
@@ -590,4 +593,12 @@ func (s *Service) endSessions(ctx context.Context, userID int) error {
 		}
 	}
 	return st.removeUser(ctx, userID)
+}
+
+type signInViaKey struct{}
+
+// WithSignInVia marks a context whose session start follows a provider's sign-in: the
+// session's audit entry names the provider and the subject it vouched for.
+func WithSignInVia(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, signInViaKey{}, id)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -24,10 +25,26 @@ import (
 type Identity struct {
 	// Provider names the source ("ldap", "oidc") in logs.
 	Provider string
+	// Issuer is the OpenID Provider's issuer; "" for the LDAP directory.
+	Issuer string
+	// Subject is who the provider says signed in, for good: OpenID Connect's sub, the
+	// LDAP entry's DN. The user row a provider created belongs to this identity.
+	Subject string
 	// Username is the console user name (xxl_job_user.username).
 	Username string
 	// Groups are the provider's groups of the user (LDAP group DNs, OIDC group names).
 	Groups []string
+}
+
+// hash is the key of the identity's binding (schema.IdentityHash). An LDAP DN is
+// compared as the directory does: without regard to case or the spaces around its
+// separators.
+func (id Identity) hash() string {
+	subject := id.Subject
+	if id.Provider == "ldap" {
+		subject = strings.ToLower(normalizeDN(subject))
+	}
+	return schema.IdentityHash(id.Provider, id.Issuer, subject)
 }
 
 // Mapping turns a provider's groups into console rights.
@@ -159,13 +176,20 @@ func externalPassword(stored string) bool { return strings.HasPrefix(stored, ext
 const maxUsernameLen = 50
 
 // provision returns the user row of a provider's identity: created on the first
-// sign-in (an unusable password, role and executor groups from the mapping), role and
-// executor groups brought up to date on later ones. A local user is not taken over: a
-// provider account of the same name is somebody else as far as the console knows.
+// sign-in (an unusable password, role and executor groups from the mapping) and bound
+// to the identity (xxl_admin_sign_in_identity), role and executor groups brought up to
+// date on later ones. The row an identity is bound to is found by the identity, not by
+// the name the provider sends: another identity of the same name (another provider, a
+// subject that chose that name) is refused, and so is a name the database merely finds
+// equal ("josé" for "jose", full-width letters) to an existing user's. A local user is
+// not taken over either: a provider account of the same name is somebody else as far as
+// the console knows. A provider's row from before bindings existed is bound by its
+// next sign-in.
 func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema.User, error) {
 	name := javaTrim(id.Username)
-	if name == "" || len([]rune(name)) > maxUsernameLen || hasAngle(name) || strings.ContainsAny(name, `"'&,`) {
-		s.log.Warn("sign-in refused: unusable user name from provider", "provider", id.Provider, "user", id.Username)
+	if name == "" || len([]rune(name)) > maxUsernameLen || hasAngle(name) || strings.ContainsAny(name, `"'&,`) ||
+		tokenActorForm(name) || id.Subject == "" {
+		s.log.Warn("sign-in refused: unusable user name from provider", "provider", id.Provider, "user", id.Username, "subject", id.Subject)
 		return schema.User{}, s.fail(Denied, "console_login_bad_name")
 	}
 	admin, granted := m.rights(id.Groups)
@@ -173,45 +197,112 @@ func (s *Service) provision(ctx context.Context, id Identity, m Mapping) (schema
 	if admin {
 		role = 1
 	}
+	key := id.hash()
+	if u, ok, err := s.boundUser(ctx, key); err != nil || ok {
+		if err != nil {
+			return schema.User{}, err
+		}
+		return s.updateRights(ctx, u, id, m, role, granted)
+	}
 	u, err := s.store.LoadUserByName(ctx, name)
 	if errors.Is(err, schema.ErrNotFound) {
-		hash, err := unusableHash()
-		if err != nil {
-			return schema.User{}, err
-		}
-		nu := schema.User{Username: name, Password: hash, Role: role, Permission: regrant("", nil, granted)}
-		// The user and what the mapping gave them are written together, so that
-		// nothing the mapping gave is ever left without its record.
-		err = s.store.InTx(ctx, func(ctx context.Context) error {
-			newID, err := s.store.InsertUser(ctx, nu)
-			if err != nil {
-				return err
-			}
-			nu.ID = newID
-			return s.saveGrant(ctx, nu, id.Provider, granted)
-		})
-		if err != nil {
-			// Two first sign-ins at once: the other one created the row.
-			if again, lerr := s.store.LoadUserByName(ctx, name); lerr == nil && externalPassword(again.Password) {
-				return s.updateRights(ctx, again, id, m, role, granted)
-			}
-			return schema.User{}, err
-		}
-		s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", nu.ID, "name", name, "role", role, "permission", nu.Permission)
-		s.RecordAs(ctx, Actor{Kind: ActorSystem, Name: id.Provider}, Change{Action: ActionUserAdd, TargetKind: TargetUser,
-			TargetID: itoa(nu.ID), Fields: Diff(nil, nu, userRules)})
-		return s.store.LoadUser(ctx, nu.ID)
+		return s.createProvided(ctx, id, key, name, m, role, granted)
 	}
 	if err != nil {
 		return schema.User{}, err
 	}
 	if !externalPassword(u.Password) {
-		s.log.Warn("sign-in refused: a local user of that name exists", "provider", id.Provider, "user", name)
-		s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: name}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
-			TargetID: itoa(u.ID), Outcome: OutcomeDenied})
+		s.log.Warn("sign-in refused: a local user of that name exists", "provider", id.Provider, "user", name, "subject", id.Subject)
+		s.refuseIdentity(ctx, id, u)
 		return schema.User{}, s.fail(Denied, "console_login_local_user")
 	}
+	bound, err := s.store.LoadSignInIdentity(ctx, u.ID)
+	if err != nil && !errors.Is(err, schema.ErrNotFound) {
+		return schema.User{}, err
+	}
+	if u.Username != name || err == nil && bound.Username == u.Username {
+		// A name the collation finds equal, or a row another identity owns.
+		s.log.Warn("sign-in refused: the user of that name belongs to another identity", "provider", id.Provider,
+			"user", name, "user_id", u.ID, "subject", id.Subject)
+		s.refuseIdentity(ctx, id, u)
+		return schema.User{}, s.fail(Denied, "console_login_other_identity")
+	}
+	if err := s.bind(ctx, u, id, key); err != nil {
+		return schema.User{}, err
+	}
+	s.log.Warn("provider user bound to the identity of its first sign-in since identities are recorded", "provider", id.Provider,
+		"user_id", u.ID, "name", u.Username, "subject", id.Subject)
 	return s.updateRights(ctx, u, id, m, role, granted)
+}
+
+// boundUser returns the provider's user an identity is bound to; ok is false when it
+// is bound to none. A binding whose user is gone (deleted) is dropped.
+func (s *Service) boundUser(ctx context.Context, key string) (schema.User, bool, error) {
+	b, err := s.store.LoadSignInIdentityByHash(ctx, key)
+	if errors.Is(err, schema.ErrNotFound) {
+		return schema.User{}, false, nil
+	}
+	if err != nil {
+		return schema.User{}, false, err
+	}
+	u, err := s.store.LoadUser(ctx, b.UserID)
+	if err == nil && u.Username == b.Username && externalPassword(u.Password) {
+		return u, true, nil
+	}
+	if err != nil && !errors.Is(err, schema.ErrNotFound) {
+		return schema.User{}, false, err
+	}
+	return schema.User{}, false, s.store.UnbindSignInIdentity(ctx, key)
+}
+
+// createProvided creates the user of an identity's first sign-in, bound to it.
+func (s *Service) createProvided(ctx context.Context, id Identity, key, name string, m Mapping, role int, granted []int) (schema.User, error) {
+	hash, err := unusableHash()
+	if err != nil {
+		return schema.User{}, err
+	}
+	nu := schema.User{Username: name, Password: hash, Role: role, Permission: regrant("", nil, granted)}
+	// The user, its identity and what the mapping gave them are written together, so
+	// that no provider's user is ever left without its identity.
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		newID, err := s.store.InsertUser(ctx, nu)
+		if err != nil {
+			return err
+		}
+		nu.ID = newID
+		if err := s.bind(ctx, nu, id, key); err != nil {
+			return err
+		}
+		return s.saveGrant(ctx, nu, id.Provider, granted)
+	})
+	if err != nil {
+		// Two first sign-ins at once: the other one created the row.
+		if u, ok, berr := s.boundUser(ctx, key); berr == nil && ok {
+			return s.updateRights(ctx, u, id, m, role, granted)
+		}
+		return schema.User{}, err
+	}
+	s.log.Info("user created at first sign-in", "provider", id.Provider, "user_id", nu.ID, "name", name, "role", role,
+		"permission", nu.Permission, "subject", id.Subject)
+	s.RecordAs(ctx, Actor{Kind: ActorSystem, Name: id.Provider}, Change{Action: ActionUserAdd, TargetKind: TargetUser,
+		TargetID: itoa(nu.ID), Fields: append(Diff(nil, nu, userRules), Diff(nil, signInVia(id), nil)...)})
+	return s.store.LoadUser(ctx, nu.ID)
+}
+
+func (s *Service) bind(ctx context.Context, u schema.User, id Identity, key string) error {
+	return s.store.BindSignInIdentity(ctx, schema.SignInIdentity{UserID: u.ID, Hash: key, Provider: id.Provider,
+		Issuer: id.Issuer, Subject: id.Subject, Username: u.Username, CreateTime: s.clk.Now().UnixMilli()})
+}
+
+// refuseIdentity records a provider identity refused the row of its name.
+func (s *Service) refuseIdentity(ctx context.Context, id Identity, u schema.User) {
+	s.RecordAs(ctx, Actor{Kind: ActorAnonymous, Name: id.Username}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
+		TargetID: itoa(u.ID), Outcome: OutcomeDenied, Fields: Diff(nil, signInVia(id), nil)})
+}
+
+// signInVia is the identity a sign-in came through, as the audit log shows it.
+func signInVia(id Identity) any {
+	return struct{ Provider, Issuer, Subject string }{id.Provider, id.Issuer, id.Subject}
 }
 
 // saveGrant records what the provider's mapping gave the user it just created;
@@ -293,16 +384,30 @@ func (s *Service) SignInOIDC(ctx context.Context, id Identity, clientIP string) 
 	if s.oidc == nil {
 		return schema.User{}, errors.New("sign-in with OpenID Connect: no provider is configured")
 	}
-	now := s.clk.Now()
-	keys := []limitKey{{"a:" + clientIP, s.addrFailures}}
-	if wait := s.limit.blocked(keys, now); wait > 0 {
-		return schema.User{}, s.fail(Limited, "console_login_limited", strconv.Itoa(int(wait.Seconds())+1))
+	if err := s.SignInAllowed(clientIP); err != nil {
+		return schema.User{}, err
 	}
 	return s.provision(ctx, id, s.oidc.Mapping())
 }
 
+// SignInAllowed refuses (Limited) a provider sign-in from a client address that used
+// up its failures for the window. The provider's callback asks before it looks at the
+// request, so that a refused callback costs no audit entry and no warning.
+func (s *Service) SignInAllowed(clientIP string) error {
+	return s.limited("", clientIP, []window.Key{{Name: "a:" + clientIP, Max: s.addrFailures}}, s.clk.Now())
+}
+
 // NoteSignInFailure counts a failed provider sign-in (a callback with a bad state or
-// code) against the client address, as a wrong password is.
-func (s *Service) NoteSignInFailure(clientIP string) {
-	s.limit.fail([]limitKey{{"a:" + clientIP, s.addrFailures}}, s.clk.Now())
+// code) against the client address, as a wrong password is, and records it in the
+// audit log; what failed goes to the log at info level (reason, a short sentence).
+// The callback asks SignInAllowed first: once the address used up its failures,
+// nothing more is recorded until the window ends.
+func (s *Service) NoteSignInFailure(ctx context.Context, provider, clientIP, reason string, err error) {
+	s.countFailure([]window.Key{{Name: "a:" + clientIP, Max: s.addrFailures}}, clientIP, s.clk.Now())
+	s.log.Info(reason, "provider", provider, "client", clientIP, "err", err)
+	if ClientOf(ctx) == "" {
+		ctx = WithClient(ctx, clientIP)
+	}
+	s.RecordAs(ctx, Actor{Kind: ActorAnonymous}, Change{Action: ActionSignInFailed, TargetKind: TargetUser,
+		Outcome: OutcomeFailed, Fields: Diff(nil, struct{ Provider string }{provider}, nil)})
 }

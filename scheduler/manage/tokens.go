@@ -161,7 +161,7 @@ func (s *Service) tokenGroups(ctx context.Context, list string) ([]int, error) {
 		if item == "" {
 			continue
 		}
-		id, err := strconv.Atoi(item)
+		id, err := atoi32(item)
 		if err != nil || id <= 0 {
 			return nil, s.errInvalid("jobgroup")
 		}

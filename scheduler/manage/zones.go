@@ -23,6 +23,9 @@ func (s *Service) PrepareJobOptions(ctx context.Context) {
 // It also logs the warning at start (the wiring calls it then). Errors only log: a
 // warning never fails a save.
 func (s *Service) JavaAdminWarning(ctx context.Context) string {
+	if s.sched == nil {
+		return ""
+	}
 	n, err := s.store.CountJobOptions(ctx)
 	if err != nil || n == 0 {
 		return ""

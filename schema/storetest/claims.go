@@ -153,9 +153,13 @@ func runClaims(t *testing.T, setup setupFunc) {
 		// The instance name goes into the LIKE pattern unescaped, so host_1 also matches
 		// hostx1. Generated instance names never meet that; the case pins both
 		// databases to the same LIKE semantics.
-		require.Equal(t, []int64{claim, dispatch, wild}, ids, "by id")
+		require.Equal(t, []int64{claim, wild}, ids, "by id; dispatched rows are DispatchedClaims'")
 		b.requireTime(t, at, cs[0].Planned)
 		require.Equal(t, schema.ClaimPrefix+"host_1:7", cs[0].Marker)
+		ds, err := b.st.DispatchedClaims(b.ctx, "host_1", at.Add(-time.Minute), at.Add(time.Minute))
+		require.NoError(t, err)
+		require.Len(t, ds, 1)
+		require.Equal(t, dispatch, ds[0].LogID)
 	})
 	t.Run("AdminHeartbeats", func(t *testing.T) {
 		t.Parallel()

@@ -11,6 +11,42 @@ import (
 )
 
 func runSignInGrants(t *testing.T, setup setupFunc) {
+	t.Run("Identity", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		// Subjects that a case- or accent-insensitive collation would make equal are
+		// different identities: the hash compares them byte for byte.
+		jose := schema.SignInIdentity{UserID: 7, Hash: schema.IdentityHash("ldap", "", "uid=jose,ou=people"), Provider: "ldap",
+			Subject: "uid=jose,ou=people", Username: "jose", CreateTime: 1_700_000_000_000}
+		_, err := b.st.LoadSignInIdentityByHash(b.ctx, jose.Hash)
+		require.ErrorIs(t, err, schema.ErrNotFound, "schema init creates xxl_admin_sign_in_identity, empty")
+		require.NoError(t, b.st.BindSignInIdentity(b.ctx, jose))
+		got, err := b.st.LoadSignInIdentityByHash(b.ctx, jose.Hash)
+		require.NoError(t, err)
+		require.Equal(t, jose, got)
+		got, err = b.st.LoadSignInIdentity(b.ctx, 7)
+		require.NoError(t, err)
+		require.Equal(t, jose, got)
+		for _, other := range []string{"uid=josé,ou=people", "UID=JOSE,ou=people", "uid=ｊｏｓｅ,ou=people"} {
+			_, err = b.st.LoadSignInIdentityByHash(b.ctx, schema.IdentityHash("ldap", "", other))
+			require.ErrorIs(t, err, schema.ErrNotFound, other)
+		}
+		// One identity, one user.
+		err = b.st.BindSignInIdentity(b.ctx, schema.SignInIdentity{UserID: 8, Hash: jose.Hash, Provider: "ldap",
+			Subject: jose.Subject, Username: "other", CreateTime: 1})
+		require.Error(t, err)
+		_, err = b.st.LoadSignInIdentity(b.ctx, 8)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+		// Binding again replaces the user's earlier binding.
+		oidc := schema.SignInIdentity{UserID: 7, Hash: schema.IdentityHash("oidc", "https://idp", "sub-1"), Provider: "oidc",
+			Issuer: "https://idp", Subject: "sub-1", Username: "jose", CreateTime: 2}
+		require.NoError(t, b.st.BindSignInIdentity(b.ctx, oidc))
+		_, err = b.st.LoadSignInIdentityByHash(b.ctx, jose.Hash)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+		require.NoError(t, b.st.UnbindSignInIdentity(b.ctx, oidc.Hash))
+		_, err = b.st.LoadSignInIdentity(b.ctx, 7)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+	})
 	t.Run("SaveLoadReplace", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

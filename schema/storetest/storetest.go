@@ -35,6 +35,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Log", func(t *testing.T) { t.Parallel(); runLogs(t, setup) })
 	t.Run("Report", func(t *testing.T) { t.Parallel(); runReport(t, setup) })
 	t.Run("Claim", func(t *testing.T) { t.Parallel(); runClaims(t, setup) })
+	t.Run("Trigger", func(t *testing.T) { t.Parallel(); runTriggers(t, setup) })
 	t.Run("Registry", func(t *testing.T) { t.Parallel(); runRegistry(t, setup) })
 	t.Run("User", func(t *testing.T) { t.Parallel(); runUsers(t, setup) })
 	t.Run("Glue", func(t *testing.T) { t.Parallel(); runGlue(t, setup) })

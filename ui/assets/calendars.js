@@ -3,21 +3,9 @@
 'use strict';
 
 (() => {
-  const { t, el, $, api, openDialog, formError, confirmDelete, saveForm, tableRows, tableMessage, badge, boot } = App;
-  const tbody = $('#calendars-table tbody');
-  const totalBadge = document.getElementById('total-badge');
+  const { listPage, t, el, $, openDialog, formError, confirmDelete, saveForm, badge, boot } = App;
   const kinds = boot.kinds || {};
-  const COLS = 6;
-
-  async function load() {
-    try {
-      const page = await api('/calendar/pageList', {});
-      totalBadge.textContent = (page.total || 0).toLocaleString();
-      tableRows(tbody, page.data || [], COLS, row);
-    } catch (e) {
-      tableMessage(tbody, COLS, e.message, 'error');
-    }
-  }
+  const load = listPage({ endpoint: '/calendar/pageList', table: 'calendars-table', row }).load;
 
   // summary shows a calendar's days in one line; an ICS file by its size.
   function summary(c) {

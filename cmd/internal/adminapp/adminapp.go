@@ -138,6 +138,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		Pause:                o.Pause,
 		Lock:                 schema.LockLimits{Wait: cfg.ScheduleLock.Wait, IdleRelease: cfg.ScheduleLock.IdleRelease},
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
+		LostRunTimeout:       cfg.LostRunTimeout,
 		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
 	}, store, httpExec, clk)
 
@@ -164,7 +165,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	api := &routes.API{Core: sched, AccessToken: cfg.AccessToken, Log: log, ClientAddr: proxies.ClientAddr,
 		Jobs: &openapi.Jobs{Manage: mgr, Limiter: limiter, Log: log, Now: clk.Now}}
 	if report.Layout.GroupAccessToken {
-		api.GroupTokens = store.GroupTokens
+		api.GroupTokens, api.LogApps = store.GroupTokens, store.LogApps
 	}
 	openapi.Mount(app, cfg.ContextPath, "") // before the API's /api/:uri
 	api.Mount(app, cfg.ContextPath, "")

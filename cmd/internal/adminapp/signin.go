@@ -15,18 +15,20 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
-// prepareSignIn creates the table of what the group mappings of LDAP and OpenID
-// Connect gave each user (schema.SignInOwnTables) when a provider is configured and
-// `schema upgrade` was not run. Without it the mapping could give executor groups
-// and never take them away, so an admin that cannot create it does not start.
+// prepareSignIn creates the tables of what the group mappings of LDAP and OpenID
+// Connect gave each user and of the identity each provider's user belongs to
+// (schema.SignInOwnTables) when a provider is configured and `schema upgrade` was not
+// run. Without them the mapping could give executor groups and never take them away,
+// and a provider's identity could sign into another's row, so an admin that cannot
+// create them does not start.
 func prepareSignIn(ctx context.Context, db *sql.DB, cfg *config.Config, log *slog.Logger) error {
 	if cfg.Auth.LDAP == nil && cfg.Auth.OIDC == nil {
 		return nil
 	}
 	created, err := schema.CreateOwnTables(ctx, db, schema.SignInOwnTables)
 	if err != nil {
-		return fmt.Errorf("sign-in with LDAP or OpenID Connect needs table %s (run `xxl-admin-go schema upgrade`): %w",
-			schema.SignInGrantTable, err)
+		return fmt.Errorf("sign-in with LDAP or OpenID Connect needs tables %s and %s (run `xxl-admin-go schema upgrade`): %w",
+			schema.SignInGrantTable, schema.SignInIdentityTable, err)
 	}
 	for _, t := range created {
 		log.Info("created table "+t.Name+" for sign-in with LDAP or OpenID Connect", "table", t.Name)

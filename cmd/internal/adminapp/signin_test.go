@@ -22,9 +22,12 @@ func TestSignInGrantTableMissing(t *testing.T) {
 		t.Parallel()
 		db, _ := schematest.New(t, schema.Layout34)
 		db.Exec(t, "DROP TABLE "+schema.SignInGrantTable)
+		db.Exec(t, "DROP TABLE "+schema.SignInIdentityTable)
 		_, logs := serveConsole(t, db.SQL, db.Loc, oidc...)
 		require.Contains(t, logs.String(), "created table xxl_admin_sign_in_grant")
+		require.Contains(t, logs.String(), "created table xxl_admin_sign_in_identity")
 		require.Zero(t, db.Count(t, schema.SignInGrantTable, ""))
+		require.Zero(t, db.Count(t, schema.SignInIdentityTable, ""))
 	})
 	t.Run("refused", func(t *testing.T) {
 		t.Parallel()
@@ -34,7 +37,7 @@ func TestSignInGrantTableMissing(t *testing.T) {
 		require.NoError(t, err)
 		_, err = Build(context.Background(), Options{Config: cfg, DB: restrictedDB(t, db), Location: db.Loc,
 			Logger: slog.New(slog.DiscardHandler)})
-		require.ErrorContains(t, err, "needs table xxl_admin_sign_in_grant (run `xxl-admin-go schema upgrade`)")
+		require.ErrorContains(t, err, "needs tables xxl_admin_sign_in_grant and xxl_admin_sign_in_identity (run `xxl-admin-go schema upgrade`)")
 	})
 	t.Run("not needed", func(t *testing.T) {
 		t.Parallel()

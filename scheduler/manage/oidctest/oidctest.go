@@ -40,6 +40,9 @@ const (
 type User struct {
 	ID, Username, Password string
 	Groups                 []string
+	// PreferredUsername is the preferred_username claim on the UserInfo endpoint;
+	// Username when empty. Providers often let users choose it.
+	PreferredUsername string
 }
 
 // Provider is a running OpenID Provider.
@@ -51,6 +54,7 @@ type Provider struct {
 	redirects   []string
 	postLogouts []string
 	groups      map[string][]string
+	names       map[string]string // preferred_username by subject, when not the login name
 	keys        []*rsa.PrivateKey // newest first: it signs; all are published
 	kids        []string
 	ended       []string // id_token_hint of each end-session request
@@ -74,7 +78,7 @@ func Start(t testing.TB, users []User, o Options) *Provider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Provider{Issuer: "http://" + l.Addr().String(), groups: map[string][]string{}, inIDToken: o.ClaimsInIDToken,
+	p := &Provider{Issuer: "http://" + l.Addr().String(), groups: map[string][]string{}, names: map[string]string{}, inIDToken: o.ClaimsInIDToken,
 		idLifetime: o.IDTokenLifetime}
 	p.Rotate(t)
 	accounts := map[string]*storage.User{}
@@ -82,6 +86,9 @@ func Start(t testing.TB, users []User, o Options) *Provider {
 		accounts[u.ID] = &storage.User{ID: u.ID, Username: u.Username, Password: u.Password, FirstName: u.Username,
 			LastName: "Test", Email: u.Username + "@example.org", EmailVerified: true, PreferredLanguage: language.English}
 		p.groups[u.ID] = u.Groups
+		if u.PreferredUsername != "" {
+			p.names[u.ID] = u.PreferredUsername
+		}
 	}
 	b, err := json.Marshal(accounts)
 	if err != nil {
@@ -182,10 +189,13 @@ func (s *store) GetClientByClientID(ctx context.Context, id string) (op.Client, 
 
 func (s *store) addGroups(userinfo *oidc.UserInfo, subject string) {
 	s.p.mu.Lock()
-	g := s.p.groups[subject]
+	g, name := s.p.groups[subject], s.p.names[subject]
 	s.p.mu.Unlock()
 	if g != nil {
 		userinfo.AppendClaims(GroupsClaim, g)
+	}
+	if name != "" {
+		userinfo.PreferredUsername = name
 	}
 }
 

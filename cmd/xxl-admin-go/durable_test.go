@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// durableRuns is how many runs of each kind the accepted-trigger crash test makes: 100
+// in CI, XXL_DURABLE_RUNS for a longer one.
+func durableRuns(t *testing.T) int {
+	if v := os.Getenv("XXL_DURABLE_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "XXL_DURABLE_RUNS")
+		return n
+	}
+	return 100
+}
+
+// Accepted means durable, on MariaDB: two admins; runs of a job with a child job and
+// runs of a job with one fail retry are triggered from admin A's console and their
+// results posted to A (every answer {"code":200}); the executor's child runs are slow
+// and queue, so A is still sending child triggers when it is killed with SIGKILL right
+// after its last answer. Admin B takes over: every child trigger and every retry is
+// fired exactly once, and no run stays at trigger_code 0.
+func TestAcceptedTriggersSurviveKillNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~1 min; skipped with -short")
+	}
+	t.Parallel()
+	db, store := schematest.New(t, schema.Layout34)
+	runAcceptedKill(t, db, store, []string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+	})
+}
+
+// TestAcceptedTriggersSurviveKillNinePartitioned is TestAcceptedTriggersSurviveKillNine
+// with the admins in partitioned mode.
+func TestAcceptedTriggersSurviveKillNinePartitioned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~1 min; skipped with -short")
+	}
+	t.Parallel()
+	db, store := schematest.New(t, schema.Layout34)
+	runAcceptedKill(t, db, store, []string{
+		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=" + schematest.Zone,
+		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
+	}, "--xxl.admin.cluster.mode=partitioned")
+}
+
+// TestAcceptedTriggersSurviveKillNinePostgres is TestAcceptedTriggersSurviveKillNine
+// on PostgreSQL.
+func TestAcceptedTriggersSurviveKillNinePostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs ~1 min; skipped with -short")
+	}
+	t.Parallel()
+	p, store := schematest.NewPostgres(t)
+	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
+	runAcceptedKill(t, p.AsDB(), store, []string{
+		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
+		"--spring.datasource.username=" + p.Config.User, "--spring.datasource.password=" + p.Config.Password,
+		"--spring.datasource.hikari.maximum-pool-size=10",
+	})
+}
+
+func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArgs []string, extra ...string) {
+	n := durableRuns(t)
+	bin := buildAdmin(t)
+	ctx := context.Background()
+	outA, outB := &logLines{t: t}, &logLines{t: t}
+	extra = append(extra, "--spring.mail.host=") // alarms are logged, not mailed
+	a := startAdminProcOn(t, bin, dsArgs, outA, nil, extra...)
+	b := startAdminProcOn(t, bin, dsArgs, outB, nil, extra...)
+	// Callbacks go to A first and, once A is gone, to B, as an executor configured
+	// with both admins sends them.
+	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "crash-token",
+		AdminAddresses: a.base + "," + b.base, CallbackRetry: 300 * time.Millisecond})
+	ex.Handle("parent", executortest.Behavior{NoCallback: true}) // the test posts these results to A
+	ex.Handle("failing", executortest.Behavior{NoCallback: true})
+	ex.Handle("child", executortest.Behavior{ReplyDelay: 50 * time.Millisecond, RunTime: 20 * time.Millisecond}) // slow to answer; serial: the runs queue
+	g, err := store.InsertGroup(ctx, schema.Group{AppName: "durable", Title: "durable", AddressType: 1, AddressList: ex.Address()})
+	require.NoError(t, err)
+	job := func(handler, child string, retries int) int {
+		now := time.Now()
+		id, err := store.InsertJob(ctx, schema.Job{JobGroup: g, JobDesc: handler, AddTime: now, UpdateTime: now, Author: "t",
+			ScheduleType: "NONE", MisfireStrategy: "DO_NOTHING", ExecutorRouteStrategy: "FIRST", ExecutorHandler: handler,
+			ExecutorBlockStrategy: "SERIAL_EXECUTION", ExecutorFailRetryCount: retries, ChildJobID: child,
+			GlueType: "BEAN", GlueRemark: "init", GlueUpdatetime: now})
+		require.NoError(t, err)
+		return id
+	}
+	child := job("child", "", 0)
+	parent := job("parent", strconv.Itoa(child), 0)
+	failing := job("failing", "", 1)
+
+	// n runs of each from A's console, 8 at a time.
+	c := consoleLogin(t, a.base)
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				status, env := c.post(t, "/jobinfo/trigger", url.Values{"id": {strconv.Itoa(id)}, "executorParam": {""}, "addressList": {""}})
+				require.Equal(t, http.StatusOK, status)
+				require.Equal(t, 200, env.Code, env.Msg)
+			}
+		}()
+	}
+	for range n {
+		work <- parent
+		work <- failing
+	}
+	close(work)
+	wg.Wait()
+	runsOf := func(job int) []int64 {
+		var ids []int64
+		for _, p := range ex.Triggers() {
+			if p.JobID == job {
+				ids = append(ids, p.LogID)
+			}
+		}
+		return ids
+	}
+	waitFor(t, "every manual run at the executor", 60*time.Second, func() bool {
+		return len(runsOf(parent)) == n && len(runsOf(failing)) == n
+	})
+
+	// Their results to A, 25 a request from 4 connections, as executors batch them;
+	// A is killed right after its last answer.
+	var items []protocol.CallbackItem
+	for _, id := range runsOf(parent) {
+		items = append(items, result(id, 200, "ok"))
+	}
+	for _, id := range runsOf(failing) {
+		items = append(items, result(id, 500, "failed"))
+	}
+	batches := make(chan []protocol.CallbackItem)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range batches {
+				postCallbacks(t, a.base, batch...)
+			}
+		}()
+	}
+	for lo := 0; lo < len(items); lo += 25 {
+		batches <- items[lo:min(lo+25, len(items))]
+	}
+	close(batches)
+	wg.Wait()
+	require.NoError(t, a.cmd.Process.Signal(syscall.SIGKILL))
+	_ = a.cmd.Wait()
+	atKill := db.Count(t, "xxl_job_log", "job_id = ?", child)
+	sentAtKill := len(runsOf(child))
+
+	// B fires what A accepted and had not sent, and resolves what A was sending.
+	waitFor(t, "a child run for every parent run and a retry for every failure, none at trigger_code 0", 120*time.Second, func() bool {
+		return db.Count(t, "xxl_job_log", "job_id = ?", child) >= n &&
+			db.Count(t, "xxl_job_log", "job_id = ?", failing) >= 2*n &&
+			db.Count(t, "xxl_job_log", "trigger_code = 0") == 0
+	})
+	ctxIdle, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for ctxIdle.Err() == nil && db.Count(t, "xxl_job_log", "job_id = ? AND handle_code = 0 AND trigger_code = 200", child) > 0 {
+		time.Sleep(200 * time.Millisecond) // the queued child runs finish and call back to B
+	}
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, b.cmd.Wait(), "graceful stop")
+
+	require.Equal(t, n, db.Count(t, "xxl_job_log", "job_id = ?", child), "one child run per successful parent run: none lost, none twice")
+	require.Equal(t, 2*n, db.Count(t, "xxl_job_log", "job_id = ?", failing), "one retry per failure")
+	require.Equal(t, n, db.Count(t, "xxl_job_log", "job_id = ? AND executor_fail_retry_count = 1", failing), "the failed runs, each retried once")
+	require.Zero(t, db.Count(t, "xxl_job_log", "trigger_code = 0"), "no run stays pending")
+	require.Zero(t, db.Count(t, schema.TriggerTable, "1 = 1"), "every accepted trigger dispatched")
+
+	received := map[int64]int{}
+	for _, p := range ex.Triggers() {
+		received[p.LogID]++
+	}
+	for id, k := range received {
+		require.Equal(t, 1, k, "log %d reached the executor %d times", id, k)
+	}
+	rows, err := db.SQL.Query("SELECT id, trigger_code, trigger_msg FROM xxl_job_log WHERE job_id IN (?, ?)", child, failing)
+	require.NoError(t, err)
+	defer rows.Close()
+	var sent, resolved, uncertain int
+	for rows.Next() {
+		var id int64
+		var code int
+		var msg string
+		require.NoError(t, rows.Scan(&id, &code, &msg))
+		switch {
+		case strings.Contains(msg, "not sent again"):
+			// A was sending it when killed and the executor reported the job idle:
+			// whether it arrived is unknown, so it is closed, never sent twice.
+			require.Equal(t, 500, code, "log %d: %s", id, msg)
+			uncertain++
+		case strings.Contains(msg, "stopped before recording the send"):
+			require.Equal(t, 200, code, "log %d: %s", id, msg)
+			require.Equal(t, 1, received[id], "log %d resolved as received", id)
+			resolved++
+		default:
+			require.Equal(t, 1, received[id], "log %d: %s", id, msg)
+			sent++
+		}
+	}
+	require.NoError(t, rows.Err())
+	t.Logf("ACCEPTED %d child triggers and %d retries accepted at A; at the kill %d child rows existed and %d child runs had "+
+		"reached the executor; afterwards %d runs sent once, %d sent by A and found received by B, %d closed as "+
+		"uncertain, none twice, none pending; B took over: %d lines", n, n, atKill, sentAtKill, sent, resolved, uncertain,
+		outB.count("took over the accepted triggers of a stopped admin"))
+}
