@@ -39,6 +39,18 @@ var databases = []database{
 		db, st := schematest.NewPostgres(t)
 		return st, db.Loc
 	}},
+	// The 3.5 layout, where a job's description is the column name and a group's
+	// title is name.
+	{"mariadb-3.5", func(t *testing.T) (*schema.Store, *time.Location) {
+		db, _ := schematest.New(t, schema.Layout34)
+		db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
+		db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
+		db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+		st, r, err := schema.OpenStore(context.Background(), db.SQL)
+		require.NoError(t, err)
+		require.Equal(t, schema.Layout35, r.Layout.Name)
+		return st, db.Loc
+	}},
 }
 
 func target(t *testing.T, d database) jobspec.Target {
@@ -99,7 +111,8 @@ func apply(t *testing.T, tg jobspec.Target, data []byte, o jobspec.Options) (*jo
 // exporting them again gives the same file. A second apply changes nothing; a dry run
 // shows a change with its fields and leaves the database as it was; --prune deletes
 // the jobs of the file's groups that the file leaves out. Every pair of databases
-// once: SQLite to MariaDB, MariaDB to PostgreSQL, PostgreSQL to SQLite.
+// once: SQLite to MariaDB, MariaDB to PostgreSQL, PostgreSQL to MariaDB with the
+// 3.5 layout, and that to SQLite.
 func TestExportApplyReproducesJobs(t *testing.T) {
 	t.Parallel()
 	for i, src := range databases {
