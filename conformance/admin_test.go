@@ -32,7 +32,7 @@ type admin struct {
 	token       string // xxl.job.accessToken ("" = none)
 	user, pass  string // console login
 	i18n        string // xxl.job.i18n when known
-	layout      string // "2.4" or "3.4": what columns the tables have
+	layout      string // "2.4", "3.4" or "3.5": what columns the tables have
 	db          *sql.DB
 
 	// apiAtRoot: the admin also serves the executor API under "/" whatever its
@@ -68,20 +68,24 @@ func oursBinary(t *testing.T) (string, error) {
 	if bin := os.Getenv("XXL_CONFORMANCE_ADMIN_BIN"); bin != "" {
 		return bin, nil
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "xxl-conformance-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildBin = filepath.Join(dir, "xxl-admin-go")
-		cmd := exec.Command("go", "build", "-o", buildBin, "./cmd/xxl-admin-go")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/xxl-admin-go: %v\n%s", err, out)
-		}
-	})
+	buildOnce.Do(func() { buildBin, buildErr = goBuild("./cmd/xxl-admin-go", "xxl-admin-go") })
 	return buildBin, buildErr
+}
+
+// goBuild builds a main package of this module (a path from the module root) into a
+// fresh temporary directory and returns the binary's path.
+func goBuild(pkg, name string) (string, error) {
+	dir, err := os.MkdirTemp("", "xxl-conformance-"+name+"-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
 }
 
 // jdbcURL is the spring.datasource.url of a test database.
@@ -104,9 +108,9 @@ func postgresDB(t *testing.T) (*schematest.DB, []string) {
 	}
 }
 
-// startOurs starts our admin on a fresh database until t ends: MariaDB, or PostgreSQL
-// when postgres is set.
-func startOurs(t *testing.T, token string, postgres bool, props ...string) (*admin, error) {
+// startOurs starts our admin on a fresh database of a layout ("3.4" or "3.5", made by
+// its own schema init) until t ends: MariaDB, or PostgreSQL when postgres is set.
+func startOurs(t *testing.T, token string, postgres bool, layout string, props ...string) (*admin, error) {
 	bin, err := oursBinary(t)
 	if err != nil {
 		return nil, err
@@ -123,7 +127,7 @@ func startOurs(t *testing.T, token string, postgres bool, props ...string) (*adm
 			"--spring.datasource.password=" + db.Config.Passwd,
 		}
 	}
-	if out, err := execOutput(bin, append([]string{"schema", "init"}, dbArgs...)...); err != nil {
+	if out, err := execOutput(bin, append([]string{"schema", "init", "--layout=" + layout}, dbArgs...)...); err != nil {
 		return nil, fmt.Errorf("xxl-admin-go schema init: %v: %s", err, out)
 	}
 	port, err := freePort()
@@ -165,15 +169,19 @@ func startOurs(t *testing.T, token string, postgres bool, props ...string) (*adm
 			t.Logf("admin on port %d printed:\n%s", port, tail(out.String(), 6000))
 		}
 	})
+	name := "ours"
+	if layout == "3.5" {
+		name = "ours-3.5"
+	}
 	a := &admin{
-		name: "ours", root: fmt.Sprintf("http://127.0.0.1:%d", port), contextPath: ctxPath,
-		alias: "127.0.0.1", token: token, user: "admin", pass: "123456", i18n: "en", layout: "3.4",
+		name: name, root: fmt.Sprintf("http://127.0.0.1:%d", port), contextPath: ctxPath,
+		alias: "127.0.0.1", token: token, user: "admin", pass: "123456", i18n: "en", layout: layout,
 		db: db.SQL, apiAtRoot: true, logs: out.String,
 		pause:  func() error { return cmd.Process.Signal(syscall.SIGSTOP) },
 		resume: func() error { return cmd.Process.Signal(syscall.SIGCONT) },
 	}
 	a.spawn = func(t *testing.T, more ...string) (*admin, error) {
-		return startOurs(t, token, postgres, append(append([]string{}, props...), more...)...)
+		return startOurs(t, token, postgres, layout, append(append([]string{}, props...), more...)...)
 	}
 	if err := waitHTTP(a.base()+"/actuator/health", 30*time.Second, done); err != nil {
 		return nil, fmt.Errorf("admin did not come up: %v\n%s", err, tail(out.String(), 2000))
@@ -220,13 +228,25 @@ func externalAdmin(t *testing.T, cfg *config) (*admin, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { db.Close() })
-	layout := "3.4"
-	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'xxl_job_user' AND column_name = 'token'").Scan(&n); err != nil {
-		return nil, fmt.Errorf("XXL_CONFORMANCE_ADMIN_DSN: %w", err)
+	column := func(table, name string) (bool, error) {
+		var n int
+		err := db.QueryRow("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?", table, name).Scan(&n)
+		if err != nil {
+			return false, fmt.Errorf("XXL_CONFORMANCE_ADMIN_DSN: %w", err)
+		}
+		return n > 0, nil
 	}
-	if n == 0 {
-		layout = "2.4"
+	layout := "2.4"
+	for _, c := range []struct{ table, column, layout string }{
+		{"xxl_job_user", "token", "3.4"}, {"xxl_job_group", "access_token", "3.5"},
+	} {
+		has, err := column(c.table, c.column)
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			layout = c.layout
+		}
 	}
 	return &admin{
 		name: cfg.adminName, root: u.Scheme + "://" + u.Host, contextPath: strings.TrimRight(u.Path, "/"),

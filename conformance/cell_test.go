@@ -30,8 +30,9 @@ type cell struct {
 	kind *execKind
 	sc   scenario
 
-	mu  sync.Mutex
-	res *result
+	mu     sync.Mutex
+	res    *result
+	tokens map[string]string // app name → access token of the groups it created (3.5)
 }
 
 func newCell(t *testing.T, s *suite, a *admin, k *execKind, sc scenario) *cell {
@@ -142,6 +143,32 @@ func (x *cell) name(role string) string {
 	return n
 }
 
+// newToken is a fresh access token for a group on the 3.5 layout, in the form
+// upstream's executor form takes (^[a-z][a-z0-9_]*$, 4–50 characters).
+func (x *cell) newToken(app string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	tok := "cf_" + hex.EncodeToString(b[:])
+	x.mu.Lock()
+	if x.tokens == nil {
+		x.tokens = map[string]string{}
+	}
+	x.tokens[app] = tok
+	x.mu.Unlock()
+	return tok
+}
+
+// groupToken is the token an executor of app authenticates with, and the admin sends
+// it: on the 3.5 layout the token of the app's group, before it the admin's one.
+func (x *cell) groupToken(a *admin, app string) string {
+	if a.layout != "3.5" {
+		return a.token
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.tokens[app]
+}
+
 // executor is one executor started by a scenario, seen through the relay.
 type executor struct {
 	x    *cell
@@ -216,7 +243,7 @@ func (x *cell) launchExecutor(app string, o execOpts) (*executor, error) {
 	if o.contextPath != nil {
 		ctxPath = *o.contextPath
 	}
-	token := a.token
+	token := x.groupToken(a, app)
 	if o.token != nil {
 		token = *o.token
 	}

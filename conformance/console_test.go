@@ -121,11 +121,16 @@ func (c *console) jobInsert() string {
 	return "add"
 }
 
-func (c *console) addGroup(app, title string, addressType int, addressList string) error {
-	_, err := c.call("/jobgroup/"+c.groupInsert(), url.Values{
+// addGroup creates a group; token is its access token on the 3.5 layout ("" before).
+func (c *console) addGroup(app, title string, addressType int, addressList, token string) error {
+	form := url.Values{
 		"appname": {app}, "title": {title}, "name": {title},
 		"addressType": {strconv.Itoa(addressType)}, "addressList": {addressList},
-	})
+	}
+	if token != "" {
+		form.Set("accessToken", token)
+	}
+	_, err := c.call("/jobgroup/"+c.groupInsert(), form)
 	return err
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // The admin's tables, read and (where the console is not used) written directly. Only
-// columns common to the 2.4 and 3.4 layouts are touched (schema.md).
+// columns common to the 2.4 and 3.4 layouts are touched (schema.md), and on the 3.5
+// layout their new names (`name`) and the group's access_token.
 
 // oneShot is a cron with no fire before 2099: a job armed with trigger_next_time
 // fires once at that time, then waits for the year 2099.
@@ -49,18 +50,29 @@ func (j *jobSpec) defaults() {
 }
 
 // createGroup creates an executor group and returns its id: through the console when it
-// serves group creation (and XXL_CONFORMANCE_JOBS allows), else in the database.
+// serves group creation (and XXL_CONFORMANCE_JOBS allows), else in the database. On the
+// 3.5 layout the group gets an access token of its own, which its executors are
+// started with.
 func (x *cell) createGroup(a *admin, app string, addressType int, addressList string) int {
 	x.Helper()
+	token := ""
+	if a.layout == "3.5" {
+		token = x.newToken(app)
+	}
 	if c := x.consoleFor(a); c != nil && c.has("/jobgroup/"+c.groupInsert()) {
-		x.must(c.addGroup(app, "conformance", addressType, addressList), "console: create group "+app)
+		x.must(c.addGroup(app, "conformance", addressType, addressList, token), "console: create group "+app)
 	} else {
 		var list any
 		if addressList != "" {
 			list = addressList
 		}
-		_, err := a.db.Exec("INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, 'conformance', ?, ?, ?)",
-			app, addressType, list, time.Now())
+		insert, args := "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES (?, 'conformance', ?, ?, ?)",
+			[]any{app, addressType, list, time.Now()}
+		if a.layout == "3.5" {
+			insert = "INSERT INTO xxl_job_group (app_name, name, address_type, address_list, update_time, access_token) VALUES (?, 'conformance', ?, ?, ?, ?)"
+			args = append(args, token)
+		}
+		_, err := a.db.Exec(insert, args...)
 		x.must(err, "insert group "+app)
 	}
 	var id int
@@ -81,7 +93,11 @@ func (x *cell) createJob(a *admin, j jobSpec) int {
 	// Times from this process, in the zone the pool writes them (the admin's
 	// serverTimezone), not the database server's NOW() in its own zone.
 	now := time.Now()
-	insert := `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, alarm_email,
+	desc := "job_desc"
+	if a.layout == "3.5" {
+		desc = "name"
+	}
+	insert := `INSERT INTO xxl_job_info (job_group, ` + desc + `, add_time, update_time, author, alarm_email,
 		schedule_type, schedule_conf, misfire_strategy, executor_route_strategy, executor_handler, executor_param,
 		executor_block_strategy, executor_timeout, executor_fail_retry_count, glue_type, glue_source, glue_remark,
 		glue_updatetime, child_jobid, trigger_status, trigger_last_time, trigger_next_time)

@@ -111,9 +111,21 @@ func javaExecutorImage(version string) (string, error) {
 	return b.tag, b.err
 }
 
+// layoutOf is the table layout of an xxl-job version: 2.4 for 2.x, 3.5 for 3.5.x,
+// else 3.4.
+func layoutOf(version string) string {
+	switch {
+	case strings.HasPrefix(version, "2."):
+		return "2.4"
+	case strings.HasPrefix(version, "3.5"):
+		return "3.5"
+	}
+	return "3.4"
+}
+
 // javaExecutorKind runs xxl-job-core of one version in a container.
 func javaExecutorKind(s *suite, version string) *execKind {
-	return &execKind{
+	k := &execKind{
 		name:      "java-" + version,
 		profile:   "java",
 		container: true,
@@ -166,6 +178,10 @@ func javaExecutorKind(s *suite, version string) *execKind {
 			return p, nil
 		},
 	}
+	if layoutOf(version) == "3.5" {
+		k.layout = "3.5"
+	}
+	return k
 }
 
 // containerProc is an executor in a container.
@@ -216,9 +232,10 @@ func javaAdminTarget(s *suite, image string) adminTarget {
 		tag = image[i+1:]
 	}
 	return adminTarget{
-		name:  "java-" + tag,
-		check: dockerReason,
-		start: func(t *testing.T) (*admin, error) { return startJavaAdmin(t, s, image, tag) },
+		name:   "java-" + tag,
+		layout: layoutOf(tag),
+		check:  dockerReason,
+		start:  func(t *testing.T) (*admin, error) { return startJavaAdmin(t, s, image, tag) },
 	}
 }
 
@@ -229,10 +246,7 @@ func startJavaAdmin(t *testing.T, s *suite, image, tag string, props ...string) 
 	if err != nil {
 		return nil, err
 	}
-	layout := "3.4"
-	if strings.HasPrefix(tag, "2.") {
-		layout = "2.4"
-	}
+	layout := layoutOf(tag)
 	db := schematest.NewEmpty(t)
 	host, dbPort := hostPortOf(db.Config.Addr)
 	dbArgs := []string{

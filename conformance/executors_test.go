@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -25,6 +26,12 @@ type execKind struct {
 	// every executor shares: "java" (xxl-job-core), "node" (npm xxl-job), or "" when
 	// unknown (only the admin's handling of whatever the executor did is checked).
 	profile string
+	// layout is "3.5" for executors that speak the 3.5 protocol (/trigger, the group's
+	// token and app name on every call, wire-protocol.md P3), which only an admin on
+	// the 3.5 layout speaks; "" for the protocols before it. detect, when set, finds it
+	// out before the suite pairs kinds with admins.
+	layout string
+	detect func(t *testing.T)
 	// container kinds run in Docker and reach the relay as host.testcontainers.internal.
 	container bool
 	// check returns "" when the kind can run here, else the one-line skip reason.
@@ -231,12 +238,13 @@ func nodeKind() *execKind {
 }
 
 // Any executor a team brings: XXL_CONFORMANCE_EXECUTOR_CMD, run with sh -c in a fresh
-// directory, ready once its PORT accepts connections.
+// directory, ready once its PORT accepts connections. A profile ending in "-3.5"
+// ("java-3.5") names a 3.5 executor; otherwise the suite asks the executor itself
+// which protocol it speaks (probe35).
 func cmdKind(command, name, profile string) *execKind {
-	return &execKind{
-		name:    name,
-		profile: profile,
-		check:   func() string { return "" },
+	k := &execKind{
+		name:  name,
+		check: func() string { return "" },
 		launch: func(t *testing.T, env execEnv) (execProc, error) {
 			cmd := exec.Command("sh", "-c", command)
 			cmd.Dir = t.TempDir()
@@ -250,6 +258,94 @@ func cmdKind(command, name, profile string) *execKind {
 				c.Close()
 				return true
 			}, 120*time.Second)
+		},
+	}
+	var ok bool
+	if k.profile, ok = strings.CutSuffix(profile, "-3.5"); ok {
+		k.layout = "3.5"
+		return k
+	}
+	k.profile = profile
+	var once sync.Once
+	k.detect = func(t *testing.T) {
+		once.Do(func() {
+			is35, err := probe35(t, k)
+			if err != nil {
+				t.Logf("executor %s: which protocol it speaks is unknown, taken as 3.4: %v", name, err)
+			}
+			if is35 {
+				k.layout = "3.5"
+			}
+		})
+	}
+	return k
+}
+
+// probe35 starts one executor of a kind, with no admin to register with, and asks it
+// for a beat carrying a token but no app name: an executor of the 3.5 protocol refuses
+// that ("invalid request, accessToken or appname is empty.", wire-protocol.md §7),
+// every earlier one answers it (its token is the one sent).
+func probe35(t *testing.T, k *execKind) (bool, error) {
+	port, err := freePort()
+	if err != nil {
+		return false, err
+	}
+	const token = "conformance_probe"
+	proc, err := k.launch(t, execEnv{Admin: "http://127.0.0.1:1", App: "cf-protocol-probe", Token: token, Port: port})
+	if err != nil {
+		return false, err
+	}
+	defer proc.Kill()
+	req, err := http.NewRequest(http.MethodPost, "http://"+proc.HostPort()+"/beat", nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("XXL-JOB-ACCESS-TOKEN", token)
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code int    `json:"code"`
+		Msg  string `json:"msg"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		return false, fmt.Errorf("beat answered HTTP %d, not an envelope: %w", resp.StatusCode, err)
+	}
+	return env.Code != 200 && strings.Contains(strings.ToLower(env.Msg), "appname"), nil
+}
+
+// The stand-in for xxl-job-core 3.5 (standin-executor/): the fake executor of
+// compat/executor/executortest as a process, for where no real 3.5 executor can be
+// built. Built once per run from this module.
+
+var (
+	standinOnce sync.Once
+	standinBin  string
+	standinErr  error
+)
+
+func standinKind() *execKind {
+	return &execKind{
+		name:    "standin-3.5",
+		profile: "java",
+		layout:  "3.5",
+		check: func() string {
+			standinOnce.Do(func() { standinBin, standinErr = goBuild("./conformance/standin-executor", "standin-executor") })
+			if standinErr != nil {
+				return oneLine(standinErr.Error())
+			}
+			return ""
+		},
+		launch: func(t *testing.T, env execEnv) (execProc, error) {
+			cmd := exec.Command(standinBin)
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(env.environ(), "KIND=javaP3")
+			return startLocal(t, cmd, env.Port, false, func(out string) bool {
+				return strings.Contains(out, "READY ")
+			}, 60*time.Second)
 		},
 	}
 }

@@ -21,7 +21,7 @@ type config struct {
 	adminUser, adminPass          string
 	relayHost                     string // host the admin (and executors) reach the relay at
 
-	javaAdminImage string   // official image to compare against; "" = none
+	javaPeerAdmins []string // official images to compare against
 	javaVersions   []string // xxl-job-core versions of the Java executors
 	executors      []string // executor kinds to run; nil = all that apply
 	admins         []string // admins the suite starts: ours, java; nil = both
@@ -62,8 +62,8 @@ func loadConfig(t *testing.T) *config {
 		adminUser:      env("XXL_CONFORMANCE_ADMIN_USER", "admin"),
 		adminPass:      env("XXL_CONFORMANCE_ADMIN_PASSWORD", "123456"),
 		relayHost:      os.Getenv("XXL_CONFORMANCE_RELAY_HOST"),
-		javaAdminImage: env("XXL_CONFORMANCE_JAVA_ADMIN_IMAGE", "xuxueli/xxl-job-admin:2.4.2"),
-		javaVersions:   list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.4.2")),
+		javaPeerAdmins: list(env("XXL_CONFORMANCE_JAVA_ADMIN_IMAGE", "xuxueli/xxl-job-admin:2.4.2")),
+		javaVersions:   list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.4.2,3.5.0")),
 		executors:      list(os.Getenv("XXL_CONFORMANCE_EXECUTORS")),
 		admins:         list(env("XXL_CONFORMANCE_ADMINS", "ours,java")),
 		execCmd:        os.Getenv("XXL_CONFORMANCE_EXECUTOR_CMD"),
@@ -73,9 +73,6 @@ func loadConfig(t *testing.T) *config {
 		jobsVia:        env("XXL_CONFORMANCE_JOBS", "auto"),
 		report:         env("XXL_CONFORMANCE_REPORT", "report.md"),
 		token:          "conformance-token",
-	}
-	if c.javaAdminImage == "none" {
-		c.javaAdminImage = ""
 	}
 	if s := os.Getenv("XXL_CONFORMANCE_SCENARIOS"); s != "" {
 		re, err := regexp.Compile(s)
@@ -101,12 +98,39 @@ type suite struct {
 
 // adminTarget is one admin column: how to start (or reach) it.
 type adminTarget struct {
-	name  string
-	start func(t *testing.T) (*admin, error)
-	check func() string // "" when it can run here, else the skip reason
+	name string
+	// layout is the table layout of the admin's database ("" when unknown before it
+	// starts: an admin given by URL); it decides which executor kinds it serves.
+	layout string
+	start  func(t *testing.T) (*admin, error)
+	check  func() string // "" when it can run here, else the skip reason
 }
 
-func (s *suite) admins() []adminTarget {
+// serves reports whether an admin of a layout speaks the protocol of an executor
+// kind: the 3.5 protocol is spoken on the 3.5 layout only, and the earlier ones on
+// every earlier layout (wire-protocol.md §10).
+func serves(layout string, k *execKind) bool {
+	return (layout == "3.5") == (k.layout == "3.5")
+}
+
+// kindsFor are the kinds an admin target runs with: all of them when its layout is
+// not known yet.
+func kindsFor(target adminTarget, kinds []*execKind) []*execKind {
+	if target.layout == "" {
+		return kinds
+	}
+	var out []*execKind
+	for _, k := range kinds {
+		if serves(target.layout, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// admins are the admin columns for the executor kinds of the run: our admin on the 3.4
+// layout for executors before 3.5, and on the 3.5 layout ("ours-3.5") for 3.5 ones.
+func (s *suite) admins(kinds []*execKind) []adminTarget {
 	cfg := s.cfg
 	if cfg.adminURL != "" {
 		return []adminTarget{{name: cfg.adminName, check: func() string { return "" },
@@ -114,19 +138,30 @@ func (s *suite) admins() []adminTarget {
 	}
 	var targets []adminTarget
 	if slices.Contains(cfg.admins, "ours") {
-		targets = append(targets, adminTarget{name: "ours", check: func() string { return "" },
-			start: func(t *testing.T) (*admin, error) { return startOurs(t, cfg.token, cfg.postgres) }})
+		for _, layout := range []string{"3.4", "3.5"} {
+			if !slices.ContainsFunc(kinds, func(k *execKind) bool { return serves(layout, k) }) {
+				continue
+			}
+			name := "ours"
+			if layout == "3.5" {
+				name = "ours-3.5"
+			}
+			targets = append(targets, adminTarget{name: name, layout: layout, check: func() string { return "" },
+				start: func(t *testing.T) (*admin, error) { return startOurs(t, cfg.token, cfg.postgres, layout) }})
+		}
 	}
 	// The official image runs on MySQL only.
-	if slices.Contains(cfg.admins, "java") && cfg.javaAdminImage != "" && !cfg.postgres {
-		targets = append(targets, javaAdminTarget(s, cfg.javaAdminImage))
+	if slices.Contains(cfg.admins, "java") && !cfg.postgres {
+		for _, image := range cfg.javaPeerAdmins {
+			targets = append(targets, javaAdminTarget(s, image))
+		}
 	}
 	return targets
 }
 
 func (s *suite) kinds() []*execKind {
 	cfg := s.cfg
-	all := []*execKind{nodeKind()}
+	all := []*execKind{nodeKind(), standinKind()}
 	for _, v := range cfg.javaVersions {
 		all = append(all, javaExecutorKind(s, v))
 	}
@@ -206,8 +241,14 @@ func runSuite(t *testing.T, cfg *config) {
 		}
 		t.Logf("parity report written to %s", path)
 	})
-	kinds := s.kinds()
-	for _, target := range s.admins() {
+	all := s.kinds()
+	for _, k := range all {
+		if k.detect != nil {
+			k.detect(t)
+		}
+	}
+	for _, target := range s.admins(all) {
+		kinds := kindsFor(target, all)
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
 			if why := target.check(); why != "" {
@@ -222,6 +263,12 @@ func runSuite(t *testing.T, cfg *config) {
 			for _, k := range kinds {
 				t.Run(k.name, func(t *testing.T) {
 					t.Parallel()
+					if !serves(a.layout, k) {
+						why := fmt.Sprintf("the admin speaks the protocol of its database's %s layout, the executor that of %s (they do not interoperate, wire-protocol.md §10)",
+							a.layout, protocolOf(k))
+						s.rep.skipKind(a.name, k.name, why)
+						t.Skip(why)
+					}
 					if why := k.check(); why != "" {
 						s.rep.skipKind(a.name, k.name, why)
 						t.Skip(why)
@@ -240,6 +287,14 @@ func runSuite(t *testing.T, cfg *config) {
 			}
 		})
 	}
+}
+
+// protocolOf names the protocol line of an executor kind.
+func protocolOf(k *execKind) string {
+	if k.layout == "3.5" {
+		return "3.5"
+	}
+	return "2.x–3.4"
 }
 
 // oneLine keeps the first line of a message.
@@ -330,6 +385,9 @@ func (r *report) write(took time.Duration) (string, error) {
 	rank := func(s, first string) string {
 		if s == first {
 			return "0"
+		}
+		if strings.HasPrefix(s, first+"-") {
+			return "0" + s
 		}
 		if strings.HasPrefix(s, "java-") {
 			return "1" + s

@@ -402,7 +402,11 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 		}
 		s.metrics.prom.takenOver.Add(float64(len(items)))
 		s.metrics.prom.takeovers.Inc()
-		if len(claims) > 0 {
+		switch {
+		case len(claims) == 0:
+		case h.Beat.Unix() == 0:
+			s.log.Info("took over the read-ahead fires an admin handed over as it stopped", "admin", h.Instance, "claims", len(claims), "dispatching", len(items))
+		default:
 			s.log.Warn("took over the read-ahead fires of a stopped admin", "admin", h.Instance, "claims", len(claims), "dispatching", len(items))
 		}
 	}

@@ -24,6 +24,11 @@ func (s *Scheduler) scanLoop() {
 	if !clock.Sleep(s.clock, time.Duration(PreReadMs-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
 		return
 	}
+	if s.leases != nil {
+		// Only now: partitions leased before this admin scans would go unscanned.
+		// The first round runs at once; what it acquires wakes the scan (wakeScan).
+		s.leases.Start()
+	}
 	for {
 		select {
 		case <-s.stopScan:
@@ -39,17 +44,20 @@ func (s *Scheduler) scanLoop() {
 			if c, _, _ := s.scanCond.current(); c != Overloaded {
 				s.scanCond.set(Overloaded, "ring_fires="+strconv.Itoa(s.ring.size())+" queued="+strconv.Itoa(len(s.fast.queue)+len(s.slow.queue)), nil)
 			}
-			if !clock.Sleep(s.clock, time.Duration(1000-s.clock.Now().UnixMilli()%1000)*time.Millisecond, s.stopScan) {
+			if !s.scanSleep(time.Duration(1000-s.clock.Now().UnixMilli()%1000) * time.Millisecond) {
 				return
 			}
 			continue
 		}
 		start := s.clock.Now()
-		found, err := s.ScanOnce(s.runCtx)
+		found, err := s.ScanOnce(s.scanCtx)
 		full := s.lastScanFull.Load()
 		if err != nil {
 			s.metrics.dbError("scan")
-			if !clock.Sleep(s.clock, s.scanFailed(err), s.stopScan) {
+			if s.scanCtx.Err() != nil {
+				return // Stop abandoned the scan
+			}
+			if !s.scanSleep(s.scanFailed(err)) {
 				return
 			}
 			continue
@@ -71,10 +79,24 @@ func (s *Scheduler) scanLoop() {
 		// second's fires: the scan's statements then do not compete with that burst of
 		// executor calls for the CPU (upstream scans on the whole second; the five-second
 		// read-ahead makes the offset invisible to the schedule).
-		if !clock.Sleep(s.clock, time.Duration(wait-(now.UnixMilli()+scanOffsetMs)%1000)*time.Millisecond, s.stopScan) {
+		if !s.scanSleep(time.Duration(wait-(now.UnixMilli()+scanOffsetMs)%1000) * time.Millisecond) {
 			return
 		}
 	}
+}
+
+// scanSleep waits d on the scheduler's clock, less when wakeScan is called meanwhile;
+// false when Stop began.
+func (s *Scheduler) scanSleep(d time.Duration) bool {
+	t := s.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-s.scanWake:
+	case <-s.stopScan:
+		return false
+	}
+	return true
 }
 
 // scanFailed records why a scan failed and returns how long to wait before the next.
@@ -278,7 +300,9 @@ func (s *Scheduler) ScanOnce(ctx context.Context) (bool, error) {
 			s.ring.push(it)
 		}
 	}
-	s.dispatch(ctx, now)
+	// Committed: these fires go out even when the scan's own context ends now (Stop
+	// abandons scans); held back, they would come a second late and be merged away.
+	s.dispatch(context.WithoutCancel(ctx), now)
 	return found, nil
 }
 
@@ -351,8 +375,9 @@ func (s *Scheduler) burstSent() {
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
 	stop, stopping := s.stopRing, false
-	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring keeps
-	// its rhythm and ticks on until it is empty.
+	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring
+	// finishes the second it is preparing, then ticks on until it is empty, or stops
+	// there when Stop hands the rest to the other admins (handOver).
 	sleep := func(d time.Duration) {
 		t := s.clock.NewTimer(d)
 		for {
@@ -367,32 +392,39 @@ func (s *Scheduler) ringLoop() {
 	for {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
-		sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-nowMs) * time.Millisecond)
-		reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
-		if s.cfg.Pause != nil && len(reqs) > 0 {
-			s.cfg.Pause("ring")
-		}
-		if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
-			sleep(time.Duration(d) * time.Millisecond)
-		}
-		if len(reqs) > 0 {
-			s.burstLeft.Add(int64(len(reqs)))
-			s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
-		}
-		for _, r := range reqs {
-			r.burst = true
-			if !s.Submit(r) {
-				s.burstSent() // refused (stopping): it will not be sent
-			}
-		}
-		// Fires a scan pushed for this second while it was being prepared.
-		s.RingTick(time.UnixMilli(boundaryMs))
-		s.ringTicked.Store(boundaryMs)
-		s.ringTickMs.Store(s.clock.Now().UnixMilli())
-		if stopping && s.ring.size() == 0 {
+		s.ringTick(boundaryMs, sleep)
+		if stopping && (s.ring.size() == 0 || s.handOff.Load()) {
 			return
 		}
 	}
+}
+
+// ringTick sends the fires of the second that begins at boundaryMs: it prepares them
+// ringLead before (see prepare), sleeps until the boundary and hands them to the
+// trigger pools, with whatever a scan pushed for that second meanwhile.
+func (s *Scheduler) ringTick(boundaryMs int64, sleep func(time.Duration)) {
+	sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-s.clock.Now().UnixMilli()) * time.Millisecond)
+	reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
+	if s.cfg.Pause != nil && len(reqs) > 0 {
+		s.cfg.Pause("ring")
+	}
+	if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
+		sleep(time.Duration(d) * time.Millisecond)
+	}
+	if len(reqs) > 0 {
+		s.burstLeft.Add(int64(len(reqs)))
+		s.quietUntil.Store(time.Now().Add(quietMax).UnixNano())
+	}
+	for _, r := range reqs {
+		r.burst = true
+		if !s.Submit(r) {
+			s.burstSent() // refused (stopping): it will not be sent
+		}
+	}
+	// Fires a scan pushed for this second while it was being prepared.
+	s.RingTick(time.UnixMilli(boundaryMs))
+	s.ringTicked.Store(boundaryMs)
+	s.ringTickMs.Store(s.clock.Now().UnixMilli())
 }
 
 // RingTick fires the ring items of the second containing now and of the look-back

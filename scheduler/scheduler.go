@@ -69,10 +69,18 @@ type Config struct {
 	// LostRunTimeout is how long a run goes without a result before the lost-run check
 	// looks at it (DefaultLostRunTimeout when zero).
 	LostRunTimeout time.Duration
+	// ShutdownTimeout bounds Stop when its context has no deadline
+	// (xxl.admin.shutdown-timeout; DefaultShutdownTimeout when zero).
+	ShutdownTimeout time.Duration
 }
 
 // DefaultLostRunTimeout is upstream's fixed lost-run window.
 const DefaultLostRunTimeout = 10 * time.Minute
+
+// DefaultShutdownTimeout is how long a graceful stop may take when nothing else is
+// configured: the hand-over itself takes 0.5–1.3 s, up to about 6 s when nobody takes
+// the read-ahead fires over and the admin sends them itself.
+const DefaultShutdownTimeout = 10 * time.Second
 
 // Cluster modes (xxl.admin.cluster.mode).
 const (
@@ -191,6 +199,18 @@ type Scheduler struct {
 
 	runCtx    context.Context // lives until the pools are drained
 	runCancel context.CancelFunc
+	// scanCtx ends when Stop begins: a scan waiting for the schedule lock or the
+	// database gives up at once (it rolls back; nothing was decided).
+	scanCtx    context.Context
+	scanCancel context.CancelFunc
+	// scanWake cuts the scan loop's wait short: the partition leases just changed
+	// hands (see wakeScan).
+	scanWake chan struct{}
+	// stopping is set when Stop begins (readiness reports it); handOff when another
+	// admin is alive to take this one's later read-ahead fires (else the ring sends
+	// them all before it stops).
+	stopping  atomic.Bool
+	handOff   atomic.Bool
 	stopScan  chan struct{}
 	stopRing  chan struct{}
 	stopMon   chan struct{}
@@ -232,6 +252,10 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
 		adminIP: cfg.AdminIP, p3: cfg.P3,
 		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
+		scanWake: make(chan struct{}, 1),
+	}
+	if s.cfg.ShutdownTimeout <= 0 {
+		s.cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	id := newInstanceID()
 	s.instance.Store(&id)
@@ -246,7 +270,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		if cfg.Cluster.Mode == ModePartitioned {
 			s.leases = cluster.New(store, cluster.Config{Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime,
 				Instance: id, Logger: s.log, Held: s.metrics.prom.partitionsHeld, TakenOver: s.metrics.prom.leasesTakenOver,
-				RenewFailed: s.metrics.prom.leaseRenewFailed})
+				RenewFailed: s.metrics.prom.leaseRenewFailed, Acquired: s.wakeScan})
 		}
 	}
 	// Trigger outcomes are posted, not waited for: a pool worker moves on to its next
@@ -263,6 +287,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 	// holding the next requests past the executors' 3 s timeout.
 	s.results = groupCommit[CallbackResult]{max: 500, parallel: 2, write: s.completeBatch, hold: s.quiet}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
+	s.scanCtx, s.scanCancel = context.WithCancel(s.runCtx)
 	s.fast = newPool("fast", cfg.FastMax, 2000, &s.idle, s.runTrigger)
 	s.slow = newPool("slow", cfg.SlowMax, 5000, &s.idle, s.runTrigger)
 	return s
@@ -282,9 +307,9 @@ func (s *Scheduler) Start() {
 		s.durable(s.runCtx) // before any transaction may accept a trigger
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.startedAt.Store(time.Now().UnixNano())
-		if s.leases != nil {
-			s.leases.Start()
-		}
+		// The partition leases are taken when the scan loop is ready to scan them
+		// (scanLoop): a lease held by an admin that does not scan yet costs its jobs
+		// their fires.
 		s.wgRing.Add(1)
 		go s.ringLoop()
 		s.wgScan.Add(1)
@@ -293,16 +318,23 @@ func (s *Scheduler) Start() {
 	})
 }
 
-// Stop stops scanning, fires what the ring already holds, waits for in-flight
-// triggers and stops the monitors, all within the context's deadline (10 s if none).
+// Stop hands this admin's work over and stops (docs/RELIABILITY.md, "Graceful
+// hand-over"): no new scans (one under way is abandoned), the partition leases
+// released at once, the ring's current second sent, then the later read-ahead fires
+// handed to the other admins (handOver; the ring sends all it holds when no other
+// admin is alive), the triggers under way finished and their outcomes written, and
+// the heartbeat row marked retired. All within the context's deadline
+// (Config.ShutdownTimeout if none).
 func (s *Scheduler) Stop(ctx context.Context) {
 	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 			defer cancel()
 		}
 		close(s.stopScan)
+		s.scanCancel()
 		s.wgScan.Wait()
 		if s.leases != nil {
 			// At once, not after the ring drained: the others scan these partitions
@@ -312,6 +344,7 @@ func (s *Scheduler) Stop(ctx context.Context) {
 			s.leases.Stop(lctx)
 			cancel()
 		}
+		s.handOff.Store(s.othersAlive(ctx))
 		close(s.stopMon)
 		close(s.stopRing)
 		ringDone := make(chan struct{})
@@ -319,9 +352,12 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		select {
 		case <-ringDone:
 		case <-ctx.Done():
-			s.log.Error("stopped before the ring emptied; these read-ahead fires were not dispatched", "count", s.ring.size())
+			s.log.Error("stopped before the ring sent its last second; its fires are handed to the other admins", "count", s.ring.size())
 		}
 		s.wgMon.Wait()
+		if s.handOff.Load() && s.ring.size()+s.pendingFires() > 0 {
+			s.handOver(ctx)
+		}
 		deadline, _ := ctx.Deadline()
 		left := time.Until(deadline)
 		half := left / 2
@@ -344,16 +380,131 @@ func (s *Scheduler) Stop(ctx context.Context) {
 				s.log.Error("stopped with trigger outcomes unwritten; their logs stay open with their claim marker", "count", n)
 			}
 		}
-		// Whatever is still claimed (ring not drained in time, database down) is
-		// handed to the other admins at once.
+		// What is still claimed (held up by the database, or past the deadline) goes
+		// to the other admins at their next scan.
 		if n := s.ring.size() + s.pendingFires(); n > 0 {
 			s.log.Warn("leaving read-ahead fires to the other admins", "count", n)
 		}
-		if err := s.retire(context.Background()); err != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), max(time.Until(deadline), 2*time.Second))
+		defer cancel()
+		if err := s.retire(rctx); err != nil {
 			s.log.Warn("could not mark this admin stopped; others take over after the heartbeat timeout", "err", err)
 		}
 		s.runCancel()
 	})
+}
+
+// handOver hands the read-ahead fires the ring still holds to the other admins, one
+// second at a time, and sends each second the others did not take in time itself, on
+// time. Each round, once the triggers under way have finished and their outcomes are
+// written (so none of this admin's claims at or below its sent-up-to mark is open), it
+// retires its heartbeat row and waits, until shortly before it must prepare the next
+// second, for another admin's scan to take its claims over (that scan deletes the
+// row; the others scan every second). If none did — the others are busy, or stopping
+// too — it takes the row back, a compare-and-set that the taking-over scan's row lock
+// orders, sends that second, and offers the rest again.
+func (s *Scheduler) handOver(ctx context.Context) {
+	deadline, _ := ctx.Deadline()
+	sleep := func(d time.Duration) { clock.Sleep(s.clock, d, ctx.Done()) }
+	sent := 0
+	for n := s.ring.size() + s.pendingFires(); n > 0; n = s.ring.size() + s.pendingFires() {
+		if time.Until(deadline) < 2*time.Second {
+			return // retired at the end of Stop: the next scan of another admin takes over
+		}
+		nowMs := s.clock.Now().UnixMilli()
+		next := nowMs - nowMs%1000 + 1000
+		if s.offer(ctx, time.UnixMilli(next-ringLead.Milliseconds()-50)) {
+			s.log.Info("handed read-ahead fires to the other admins", "count", n, "sent_meanwhile", sent)
+			s.dropReadAhead()
+			return
+		}
+		before := s.ring.size() + s.pendingFires()
+		s.ringTick(next, sleep)
+		sent += before - s.ring.size() - s.pendingFires()
+	}
+	if sent > 0 {
+		s.log.Info("no other admin took the read-ahead fires over in time; sent them before stopping", "count", sent)
+	}
+}
+
+// offer retires this admin's heartbeat row, once its triggers under way are done, and
+// waits until until for another admin's scan to take its claims over. It reports
+// whether one did; if not, the row is this admin's again.
+func (s *Scheduler) offer(ctx context.Context, until time.Time) bool {
+	select {
+	case <-s.idle.wait():
+	case <-time.After(time.Until(until)):
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	if time.Now().After(until) {
+		return false
+	}
+	if err := s.retire(ctx); err != nil {
+		return false
+	}
+	for time.Now().Before(until) && ctx.Err() == nil {
+		if _, found, err := s.store.AdminMark(ctx, s.Instance()); err == nil && !found {
+			return true
+		}
+		clock.Sleep(clock.Real{}, 50*time.Millisecond, ctx.Done())
+	}
+	s.beatMu.Lock()
+	back, err := s.store.AdminBeat(ctx, s.Instance(), s.sentUpTo, s.clock.Now())
+	s.beatMu.Unlock()
+	if err != nil {
+		// Still retired, most likely: another admin may take the claims over while
+		// this one sends; the claims and the mark keep every fire to one sender.
+		s.log.Warn("could not take the heartbeat row back from the hand-over", "err", err)
+		return false
+	}
+	return !back
+}
+
+// dropReadAhead forgets the fires another admin took over.
+func (s *Scheduler) dropReadAhead() {
+	s.ring.drainAll()
+	s.pendingMu.Lock()
+	s.pending = nil
+	s.pendingMu.Unlock()
+}
+
+// othersAlive reports whether another admin's heartbeat is fresh: one that takes over
+// what this admin hands over. Without one (a lone admin, or the database does not
+// answer within a second) the ring sends all it holds before it stops.
+func (s *Scheduler) othersAlive(ctx context.Context) bool {
+	if s.store == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	beats, err := s.store.AdminHeartbeats(ctx)
+	if err != nil {
+		return false
+	}
+	now, me := s.clock.Now(), s.Instance()
+	for _, h := range beats {
+		if h.Instance != me && h.Beat.Unix() != 0 && now.Sub(h.Beat) < HeartbeatTimeout {
+			return true
+		}
+	}
+	return false
+}
+
+// Stopping reports that Stop has begun: the admin is handing its work over.
+func (s *Scheduler) Stopping() bool { return s.stopping.Load() }
+
+// Started reports that Start has run.
+func (s *Scheduler) Started() bool { return s.startedAt.Load() != 0 }
+
+// wakeScan cuts the scan loop's current wait short (the partition leases changed):
+// newly leased partitions are scanned at once, not at the next whole second.
+func (s *Scheduler) wakeScan() {
+	select {
+	case s.scanWake <- struct{}{}:
+	default:
+	}
 }
 
 // WaitIdle blocks until every submitted trigger (including children and retries they

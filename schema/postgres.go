@@ -394,14 +394,14 @@ const postgresIndexes = `SELECT c.relname, a.attname
 	 WHERE i.indrelid = to_regclass(?)
 	 ORDER BY c.relname, k.ord`
 
-// initPostgres creates the tables and seed rows of the 3.4 layout in an empty schema,
-// and with own this admin's indexes and tables, all or nothing (PostgreSQL's DDL is
-// transactional).
+// initPostgres creates the tables and seed rows of the 3.4 or 3.5 layout in an empty
+// schema, and with own this admin's indexes and tables, all or nothing (PostgreSQL's
+// DDL is transactional).
 func initPostgres(ctx context.Context, db *sql.DB, name LayoutName, own bool) error {
-	if name != Layout34 {
-		return fmt.Errorf("a PostgreSQL database has the %s layout only, not %q", Layout34, name)
+	if err := CheckPostgresLayout(name); err != nil {
+		return err
 	}
-	b, err := ddlFS.ReadFile("ddl/postgres-3.4.sql")
+	b, err := ddlFS.ReadFile("ddl/postgres-" + string(name) + ".sql")
 	if err != nil {
 		return err
 	}
@@ -472,6 +472,15 @@ func (s *Store) resetIDSequences(ctx context.Context, tables ...string) error {
 		if _, err := s.q(ctx).ExecContext(ctx, q, t); err != nil {
 			return fmt.Errorf("reset the id sequence of %s: %w", t, err)
 		}
+	}
+	return nil
+}
+
+// CheckPostgresLayout refuses the layouts PostgreSQL has no DDL for: 2.4, whose Java
+// admins never ran on PostgreSQL, and names of no layout.
+func CheckPostgresLayout(name LayoutName) error {
+	if name != Layout34 && name != Layout35 {
+		return fmt.Errorf("a PostgreSQL database has the %s or %s layout, not %q", Layout34, Layout35, name)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func TestPostgresInitCheckUpgrade(t *testing.T) {
 	r, err := schema.Check(ctx, p.SQL)
 	require.NoError(t, err)
 	require.True(t, r.Empty)
-	require.ErrorContains(t, schema.Init(ctx, p.SQL, schema.Layout24), "3.4 layout only")
+	require.ErrorContains(t, schema.Init(ctx, p.SQL, schema.Layout24), "3.4 or 3.5 layout")
 	require.NoError(t, schema.Init(ctx, p.SQL, schema.Layout34))
 	require.ErrorIs(t, schema.Init(ctx, p.SQL, schema.Layout34), schema.ErrNotEmpty)
 

@@ -21,8 +21,8 @@ var ddlFS embed.FS
 type LayoutName string
 
 // Layouts this admin understands. Layout24 covers S1/S2 (2.3–3.1), Layout34 covers
-// S3/S4 (3.2–3.4.2: user token column), Layout35 is the unreleased S5 with renamed
-// columns and per-group access tokens.
+// S3/S4 (3.2–3.4.2: user token column), Layout35 is S5 (3.5.0) with renamed columns
+// and per-group access tokens.
 const (
 	Layout24 LayoutName = "2.4"
 	Layout34 LayoutName = "3.4"
@@ -239,19 +239,19 @@ func mysqlUniqueRegistry(ctx context.Context, db *sql.DB) (bool, error) {
 // ErrNotEmpty is returned by Init when the database already has xxl_job_* tables.
 var ErrNotEmpty = errors.New("database already has xxl_job_* tables; schema init only runs on an empty database")
 
-// DDL returns the embedded creation script of a layout.
+// DDL returns the embedded MySQL creation script of a layout.
 func DDL(name LayoutName) (string, error) {
 	b, err := ddlFS.ReadFile("ddl/mysql-" + string(name) + ".sql")
 	if err != nil {
-		return "", fmt.Errorf("no DDL for layout %q (want %s or %s)", name, Layout24, Layout34)
+		return "", fmt.Errorf("no DDL for layout %q (want %s, %s or %s)", name, Layout24, Layout34, Layout35)
 	}
 	return string(b), nil
 }
 
 // Init creates the tables and seed rows of a layout on an empty database, with this
 // admin's own indexes and tables (OwnIndexes, OwnTables). It refuses to touch a
-// database that has any xxl_job_* table. A SQLite file gets the 3.4 layout, in one
-// transaction.
+// database that has any xxl_job_* table. PostgreSQL has the 3.4 and 3.5 layouts; a
+// SQLite file gets the 3.4 layout. Both are created in one transaction.
 func Init(ctx context.Context, db *sql.DB, name LayoutName) error {
 	return initLayout(ctx, db, name, true)
 }

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,71 @@ func TestCheckDetects35Layout(t *testing.T) {
 	j, err := st.LoadJob(ctx, 1)
 	require.NoError(t, err)
 	require.Equal(t, "示例任务01", j.JobDesc)
+}
+
+// schema.md §3.5 and §4.2 (S5, 3.5.0): `schema init --layout=3.5` creates upstream's
+// 3.5 tables on MariaDB and PostgreSQL: the renamed name columns, the group's
+// access_token (the seed group's is default_token), app names unique, the S5 column
+// lists exactly, and this admin's own objects.
+func TestInit35Layout(t *testing.T) {
+	t.Parallel()
+	s5 := map[string][]string{
+		"xxl_job_group": {"access_token", "address_list", "address_type", "app_name", "id", "name", "update_time"},
+		"xxl_job_info": {"add_time", "alarm_email", "author", "child_jobid", "executor_block_strategy",
+			"executor_fail_retry_count", "executor_handler", "executor_param", "executor_route_strategy",
+			"executor_timeout", "glue_remark", "glue_source", "glue_type", "glue_updatetime", "id", "job_group",
+			"misfire_strategy", "name", "schedule_conf", "schedule_type", "trigger_last_time", "trigger_next_time",
+			"trigger_status", "update_time"},
+		"xxl_job_user": {"id", "password", "permission", "role", "token", "username"},
+	}
+	for _, tc := range []struct {
+		name string
+		db   func(t testing.TB) *schematest.DB
+		cols string
+	}{
+		{"MariaDB", schematest.NewEmpty, "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY column_name"},
+		{"PostgreSQL", func(t testing.TB) *schematest.DB { return schematest.NewPostgresEmpty(t).AsDB() },
+			"SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY column_name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := tc.db(t)
+			ctx := context.Background()
+			require.NoError(t, schema.Init(ctx, db.SQL, schema.Layout35))
+			require.ErrorIs(t, schema.Init(ctx, db.SQL, schema.Layout35), schema.ErrNotEmpty)
+			st, r, err := schema.OpenStore(ctx, db.SQL)
+			require.NoError(t, err)
+			require.True(t, r.OK(), r.String())
+			require.Equal(t, schema.Layout35, r.Layout.Name)
+			require.True(t, r.Layout.GroupAccessToken)
+			require.True(t, r.Layout.UserToken)
+			require.True(t, r.Layout.UniqueRegistry)
+			require.True(t, r.Own.Complete(), r.String())
+			for table, want := range s5 {
+				rows, err := db.SQL.QueryContext(ctx, tc.cols, table)
+				require.NoError(t, err)
+				var got []string
+				for rows.Next() {
+					var c string
+					require.NoError(t, rows.Scan(&c))
+					got = append(got, strings.ToLower(c))
+				}
+				require.NoError(t, rows.Err())
+				rows.Close()
+				require.Equal(t, want, got, table)
+			}
+			g, err := st.LoadGroup(ctx, 1)
+			require.NoError(t, err)
+			require.Equal(t, "xxl-job-executor-sample", g.AppName)
+			require.Equal(t, "default_token", g.AccessToken)
+			j, err := st.LoadJob(ctx, 1)
+			require.NoError(t, err)
+			require.Equal(t, "示例任务01", j.JobDesc)
+			_, err = st.InsertGroup(ctx, schema.Group{AppName: "xxl-job-executor-sample", Title: "again", AccessToken: "other_token"})
+			require.Error(t, err, "app names are unique in the 3.5 layout (i_app_name)")
+			require.Equal(t, 1, db.Count(t, "xxl_job_user", "username = 'admin' AND role = 1"))
+		})
+	}
 }
 
 func TestCheckReportsWhatIsMissing(t *testing.T) {

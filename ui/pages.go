@@ -438,7 +438,12 @@ func (u *UI) groups(c *fiber.Ctx) error {
 	if u.Manage.Layout().Name == schema.Layout24 {
 		titleMax = 12
 	}
-	p.Data = struct{ TitleMax int }{titleMax}
+	// AccessToken: the 3.5 form's per-group token field, and the app name fixed once
+	// the group exists.
+	p.Data = struct {
+		TitleMax    int
+		AccessToken bool
+	}{titleMax, u.Manage.Layout().GroupAccessToken}
 	return u.render(c, fiber.StatusOK, p)
 }
 

@@ -51,12 +51,14 @@ stops it: it fires what it has read ahead and exits within 10 s.`,
 		run: func(ctx context.Context, inv *invocation) error { return serve(ctx, inv.cfg, inv.log, inv.ready) },
 	},
 	{
-		name: "schema init", args: "[--layout=3.4|2.4] [--key=value ...]", database: true, options: []string{"layout"},
+		name: "schema init", args: "[--layout=3.4|3.5|2.4] [--key=value ...]", database: true, options: []string{"layout"},
 		summary: "create the tables and seed rows (login admin / 123456) on an empty database",
 		help: `Creates the database when missing (on PostgreSQL from the maintenance database
 "postgres", and the currentSchema), then the tables and seed rows of upstream's 3.4.x
-layout, or 2.4.x with --layout=2.4 (MySQL only), with this admin's indexes and
-xxl_admin_* tables. The embedded file is created with the 3.4 layout. A database that
+layout, 3.5.x with --layout=3.5 (MySQL and PostgreSQL: each executor group then has
+its own access token, set in the console's executor form) or 2.4.x with --layout=2.4
+(MySQL only), with this admin's indexes and xxl_admin_* tables. The embedded file is
+created with the 3.4 layout. A database that
 already has xxl_job_* tables is refused unchanged.`,
 		run: func(ctx context.Context, inv *invocation) error { return schemaInit(ctx, inv.cfg, inv.stdout) },
 	},
@@ -145,7 +147,7 @@ spring.datasource.username and .password; without it, the embedded SQLite file
 
 // ownOptionHelp describes the own options, by squashed name.
 var ownOptionHelp = map[string]string{
-	"layout": "--layout=3.4|2.4  the upstream layout to create (default 3.4; 2.4 on MySQL only)",
+	"layout": "--layout=3.4|3.5|2.4  the upstream layout to create (default 3.4; 3.5 on MySQL and PostgreSQL; 2.4 on MySQL only)",
 	"out":    "--out FILE        the file to write, - for standard output",
 	"in":     "--in FILE         the file of schema export to read",
 	"apps":   "--apps=APP,...    the executor groups' app names (default: all groups)",

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sort"
@@ -43,6 +44,9 @@ type partRig struct {
 	admins  []*adminProc
 	logs    []*logLines
 	first   time.Time
+	// launch starts admin i (again: see restart) with its mode and database, its
+	// output to out.
+	launch func(i int, out io.Writer) *adminProc
 }
 
 // startPartRig starts the server, the recorder and one admin per mode given
@@ -57,30 +61,48 @@ func startPartRig(t *testing.T, modes ...string) *partRig {
 		bin = buildAdmin(t)
 	}
 	r := &partRig{t: t, db: db, rec: startFireRecorder(t)}
+	var vias []*schematest.DB
+	r.launch = func(i int, out io.Writer) *adminProc {
+		return startAdminProcEnv(t, bin, vias[i], out, nil, "--xxl.admin.cluster.mode="+modes[i])
+	}
 	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "partitioned", Title: "partitioned", AddressType: 1, AddressList: r.rec.address()})
 	require.NoError(t, err)
-	var pids []int
-	for i, mode := range modes {
-		name := string(rune('A' + i))
-		p := startFreezeProxy(t, "admin "+name, db.Config.Addr)
+	for i := range modes {
+		p := startFreezeProxy(t, "admin "+partAdmin(i), db.Config.Addr)
 		cfg := *db.Config
 		cfg.Addr = p.addr()
-		via := &schematest.DB{Name: db.Name, Config: &cfg, SQL: db.SQL, Loc: db.Loc}
-		l := &logLines{t: t, prefix: "admin " + name + "| "}
-		a := startAdminProcEnv(t, bin, via, l, nil, "--xxl.admin.cluster.mode="+mode)
-		r.proxies, r.admins, r.logs = append(r.proxies, p), append(r.admins, a), append(r.logs, l)
+		vias = append(vias, &schematest.DB{Name: db.Name, Config: &cfg, SQL: db.SQL, Loc: db.Loc})
+		r.proxies = append(r.proxies, p)
+	}
+	r.startAll(len(modes))
+	r.addJobs(g)
+	return r
+}
+
+// startAll starts admins 0..n-1 through launch and names their processes to the
+// recorder.
+func (r *partRig) startAll(n int) {
+	var pids []int
+	for i := range n {
+		l := &logLines{t: r.t, prefix: "admin " + partAdmin(i) + "| "}
+		a := r.launch(i, l)
+		r.admins, r.logs = append(r.admins, a), append(r.logs, l)
 		pids = append(pids, a.cmd.Process.Pid)
 	}
 	r.rec.setAdmins(pids...)
+}
+
+// addJobs inserts partJobs DO_NOTHING jobs of group g due every second from 3 s on,
+// and waits until every one fired.
+func (r *partRig) addJobs(g int) {
 	r.first = time.Now().Truncate(time.Second).Add(3 * time.Second)
 	for range partJobs {
-		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+		r.db.Exec(r.t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
 			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
 			VALUES (?, 'partitioned', 't', 'CRON', '* * * * * ?', 'DO_NOTHING', 'FIRST', 'demo', 'SERIAL_EXECUTION', 'BEAN', NOW(), 1, ?)`,
 			g, r.first.UnixMilli())
 	}
-	waitFor(t, "every job fired", 60*time.Second, func() bool { return r.rec.jobsFired() == partJobs })
-	return r
+	waitFor(r.t, "every job fired", 60*time.Second, func() bool { return r.rec.jobsFired() == partJobs })
 }
 
 // triggersOK reads xxl_admin_triggers_total{result="ok"} from an admin's /metrics.

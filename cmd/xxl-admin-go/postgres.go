@@ -83,8 +83,8 @@ func createPostgres(ctx context.Context, cfg *config.Config, out io.Writer) erro
 // checkPostgresLayout refuses layouts the PostgreSQL DDL does not have, before
 // anything is created.
 func checkPostgresLayout(cfg *config.Config, layout schema.LayoutName) error {
-	if cfg.DataSource.Postgres != nil && layout != schema.Layout34 {
-		return fmt.Errorf("a PostgreSQL database has the %s layout only, not %q", schema.Layout34, layout)
+	if cfg.DataSource.Postgres != nil {
+		return schema.CheckPostgresLayout(layout)
 	}
 	return nil
 }

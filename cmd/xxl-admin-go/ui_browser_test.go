@@ -269,6 +269,8 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 			db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
 			db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
 			db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
+			// Upstream's upgrade to 3.5 gives every group a token (schema.md §3.7).
+			db.Exec(t, "UPDATE xxl_job_group SET access_token = 'default_token'")
 		}
 		descCol = "name"
 	}
@@ -333,6 +335,10 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.wait("executor form", `document.getElementById('dlg-group').open`, 5*time.Second)
 	b.typeInto("#form-group input[name=appname]", "ui-e2e")
 	b.typeInto("#form-group input[name=title]", "UI walk-through")
+	if v.layout35 {
+		// The 3.5 form asks for the group's own token, which its executors send.
+		b.typeInto("#form-group input[name=accessToken]", v.token)
+	}
 	b.shot("executor-form")
 	b.jsClick("#form-group button[type=submit]")
 	b.wait("new executor row", `[...document.querySelectorAll('#groups-table tr[data-id]')].some(r => r.textContent.includes('ui-e2e') && r.querySelector('.online-btn.has'))`, 10*time.Second)
@@ -341,13 +347,18 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='ui-e2e'").Scan(&group))
 	if v.layout35 {
-		// The console has no field for a 3.5 group's own token yet.
-		db.Exec(t, "UPDATE xxl_job_group SET access_token = ? WHERE id = ?", v.token, group)
+		require.Equal(t, 1, db.Count(t, "xxl_job_group", "id = ? AND access_token = ?", group, v.token), "the form set the group's token")
 	}
 	// The sample executor gets a manual address; deleting it is refused while it has a job.
+	// On 3.5 its app name stays fixed and its token is in the form.
 	sample := `#groups-table tr[data-id="1"]`
 	b.jsClick(sample + ` [data-action="edit"]`)
 	b.wait("edit executor", `document.getElementById('dlg-group').open && document.querySelector('#form-group textarea[name=addressList]').disabled`, 5*time.Second)
+	if v.layout35 {
+		require.True(t, eval[bool](b, `document.querySelector('#form-group input[name=appname]').readOnly && document.querySelector('#form-group input[name=accessToken]').value === 'default_token'`),
+			"3.5 edit form: app name fixed, the group's token shown")
+		b.shot("executor-edit")
+	}
 	b.jsClick(`#form-group input[name=addressType][value="1"]`)
 	b.typeInto("#form-group textarea[name=addressList]", "http://10.1.2.3:9999/")
 	b.jsClick("#form-group button[type=submit]")

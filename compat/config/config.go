@@ -67,6 +67,10 @@ type Config struct {
 	// a result this long whose executor is not registered is failed as lost, unless
 	// its executor says the job is still running (docs/RELIABILITY.md).
 	LostRunTimeout time.Duration
+	// ShutdownTimeout is xxl.admin.shutdown-timeout: how long a graceful stop
+	// (SIGTERM) may take, hand-over and the HTTP server's last requests included,
+	// 1 s..10 min. A Kubernetes terminationGracePeriodSeconds must cover it.
+	ShutdownTimeout time.Duration
 	// ForwardHeaders is server.forward-headers-strategy: "none" (Spring's default)
 	// names a console client by its TCP peer; "native" and "framework" by the
 	// X-Forwarded-For that TrustedProxies appended.
@@ -888,6 +892,7 @@ func (l *loader) build() *Config {
 	if c.Cluster.Mode != "lock" && c.Cluster.Mode != "partitioned" {
 		l.fail("xxl.admin.cluster.mode", fmt.Sprintf("%q is not lock or partitioned", c.Cluster.Mode))
 	}
+	c.ShutdownTimeout = time.Duration(l.intIn("xxl.admin.shutdown-timeout", 1000, 600000)) * time.Millisecond
 	c.Cluster.Partitions = l.intIn("xxl.admin.cluster.partitions", 1, 256)
 	c.Cluster.LeaseTime = time.Duration(l.intIn("xxl.admin.cluster.lease-time", 1000, 60000)) * time.Millisecond
 	c.LostRunTimeout = time.Duration(l.intIn("xxl.admin.lost-run.timeout", 1000, maxInt)) * time.Millisecond

@@ -448,6 +448,7 @@ func TestValidationErrors(t *testing.T) {
 		{"--xxl.admin.cluster.partitions=0", "xxl.admin.cluster.partitions", "0 is out of range 1..256"},
 		{"--xxl.admin.cluster.lease-time=500", "xxl.admin.cluster.lease-time", "500 is out of range 1000..60000"},
 		{"--xxl.admin.lost-run.timeout=999", "xxl.admin.lost-run.timeout", "999 is less than 1000"},
+		{"--xxl.admin.shutdown-timeout=500", "xxl.admin.shutdown-timeout", "500 is out of range 1000..600000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
@@ -635,6 +636,13 @@ func TestLostRunTimeout(t *testing.T) {
 	b := setup(t)
 	require.Equal(t, 10*time.Minute, b.load(t, nil, nil).LostRunTimeout)
 	require.Equal(t, 90*time.Minute, b.load(t, []string{"--xxl.admin.lost-run.timeout=5400000"}, nil).LostRunTimeout)
+}
+
+func TestShutdownTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Equal(t, 10*time.Second, b.load(t, nil, nil).ShutdownTimeout)
+	require.Equal(t, 25*time.Second, b.load(t, []string{"--xxl.admin.shutdown-timeout=25000"}, nil).ShutdownTimeout)
 }
 
 func TestClusterMode(t *testing.T) {

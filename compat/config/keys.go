@@ -62,6 +62,8 @@ var specs = []spec{
 	// Ours: how long a run may go without a result before the lost-run check asks its
 	// executor (ms; upstream's fixed 10 minutes; see LostRunTimeout).
 	{"xxl.admin.lost-run.timeout", "600000"},
+	// Ours: how long a graceful stop may take (ms; see ShutdownTimeout).
+	{"xxl.admin.shutdown-timeout", "10000"},
 	// Spring's: whether X-Forwarded-For names the client (none, native, framework).
 	{"server.forward-headers-strategy", "none"},
 	// Ours: the reverse proxies whose X-Forwarded-For is believed (see TrustedProxies).

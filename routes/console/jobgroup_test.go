@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,74 @@ func TestGroupSaveUpdateRemove(t *testing.T) {
 			require.Equal(t, "The last executor cannot be deleted", c.refused("/jobgroup/remove", form("id", "1")))
 		})
 	}
+}
+
+// The 3.5 executor form (ui.md §7, admin-http.md §5.3 HEAD): the group's access token is
+// required, 4–50 characters of ^[a-z][a-z0-9_]*$, enforced by the server as the form
+// does; app names are unique; an update keeps the app name the group was created with
+// and takes the posted token; only administrators read tokens back.
+func TestGroupAccessTokenOn35Layout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout35)
+	c := b.admin(t)
+	base := []string{"appname", "cf-token-app", "name", "Tokens", "addressType", "0"}
+	for _, tc := range []struct {
+		token, msg string
+	}{
+		{"", "Please enter Access token"},
+		{"abc", "Access token must be 4 to 50 characters long"},
+		{"a" + strings.Repeat("b", 50), "Access token must be 4 to 50 characters long"},
+		{"Upper_case", "Access token must start with a lower-case letter and hold only lower-case letters, digits and underscores"},
+		{"1token", "Access token must start with a lower-case letter and hold only lower-case letters, digits and underscores"},
+		{"with-hyphen", "Access token must start with a lower-case letter and hold only lower-case letters, digits and underscores"},
+		{"sp ace_token", "Access token must start with a lower-case letter and hold only lower-case letters, digits and underscores"},
+	} {
+		require.Equal(t, tc.msg, c.refused("/jobgroup/insert", form(append(base, "accessToken", tc.token)...)), "token %q", tc.token)
+	}
+	require.Zero(t, b.db.Count(t, "xxl_job_group", "app_name = 'cf-token-app'"))
+
+	c.ok("/jobgroup/insert", form(append(base, "accessToken", "cf_token_1")...))
+	require.Equal(t, 1, b.db.Count(t, "xxl_job_group", "app_name = 'cf-token-app' AND access_token = 'cf_token_1'"))
+	require.Equal(t, "An executor with this AppName exists already",
+		c.refused("/jobgroup/insert", form("appname", "CF-token-app", "name", "Again", "accessToken", "cf_token_2")))
+	var id int
+	require.NoError(t, b.db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name = 'cf-token-app'").Scan(&id))
+
+	// The posted app name is not taken; the token is, and is checked again.
+	require.Equal(t, "Access token must start with a lower-case letter and hold only lower-case letters, digits and underscores",
+		c.refused("/jobgroup/update", form("id", itoa(id), "appname", "cf-token-app", "name", "Tokens", "addressType", "0", "accessToken", "Bad_token")))
+	c.ok("/jobgroup/update", form("id", itoa(id), "appname", "cf-renamed-app", "name", "Renamed", "addressType", "0", "accessToken", "cf_token_3"))
+	g, err := b.store.LoadGroup(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, "cf-token-app", g.AppName, "the app name stays as created")
+	require.Equal(t, "Renamed", g.Title)
+	require.Equal(t, "cf_token_3", g.AccessToken)
+
+	var one map[string]any
+	require.NoError(t, json.Unmarshal(c.ok("/jobgroup/loadById", form("id", itoa(id))).payload(), &one))
+	require.Equal(t, "cf_token_3", one["accessToken"], "administrators edit the token")
+	var page struct{ Data []map[string]any }
+	require.NoError(t, json.Unmarshal(c.ok("/jobgroup/pageList", form("offset", "0", "pagesize", "10", "appname", "cf-token")).payload(), &page))
+	require.Len(t, page.Data, 1)
+	require.Equal(t, "cf_token_3", page.Data[0]["accessToken"])
+
+	b.user(t, "viewer", "123456", 0, itoa(id))
+	u := b.login3(t, "viewer", "123456")
+	one = nil
+	require.NoError(t, json.Unmarshal(u.ok("/jobgroup/loadById", form("id", itoa(id))).payload(), &one))
+	require.Equal(t, "cf-token-app", one["appname"])
+	require.NotContains(t, one, "accessToken", "a normal user never reads a group's token")
+}
+
+// On the 3.4 layout there is no per-group token: an accessToken parameter is ignored
+// and never written back.
+func TestGroupAccessTokenIgnoredBefore35(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	c.ok("/jobgroup/insert", form("appname", "cf-no-token", "title", "No token", "accessToken", "Not Checked"))
+	var page struct{ Data []map[string]any }
+	require.NoError(t, json.Unmarshal(c.ok("/jobgroup/pageList", form("offset", "0", "pagesize", "10", "appname", "cf-no-token")).payload(), &page))
+	require.Len(t, page.Data, 1)
+	require.NotContains(t, page.Data[0], "accessToken")
 }

@@ -120,11 +120,15 @@ type groupJSON struct {
 	AddressList  *string  `json:"addressList"`
 	UpdateTime   *string  `json:"updateTime"`
 	RegistryList []string `json:"registryList"`
+	// AccessToken is the 3.5 group's token, written for administrators only (see
+	// groupsFor): upstream 3.5 shows it to every user through loadById, and with it
+	// any of them could call the job OpenAPI.
+	AccessToken *string `json:"accessToken,omitempty"`
 }
 
 func (d dates) group(g schema.Group) groupJSON {
 	// registryList is address_list split on ',' (null when there is none); the
-	// 3.5 access_token is never written.
+	// 3.5 access_token is left out here.
 	var reg []string
 	if g.AddressList != "" {
 		reg = route.SplitAddressList(g.AddressList)

@@ -74,6 +74,11 @@ type Config struct {
 	Held        prometheus.Gauge
 	TakenOver   prometheus.Counter
 	RenewFailed prometheus.Counter
+	// Acquired, when set, is called after a round acquired leases, so that the scan
+	// reads the new partitions at once: their previous owner (stopped, or giving
+	// them up for a joining admin) read them ahead only up to their next second.
+	// It must not block.
+	Acquired func()
 }
 
 // Leaser holds this admin's partition leases. Start drives it; the scan calls Scan and,
@@ -405,6 +410,9 @@ func (l *Leaser) round(ctx context.Context) error {
 		}
 		if len(got) > len(takenOver) {
 			l.log.Info("acquired partition leases", "partitions", intList(got), "members", live)
+		}
+		if len(got) > 0 && l.cfg.Acquired != nil {
+			l.cfg.Acquired()
 		}
 	}
 	l.markFresh(started)

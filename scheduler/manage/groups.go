@@ -3,6 +3,7 @@ package manage
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"time"
 
@@ -21,7 +22,16 @@ type GroupInput struct {
 	Title       string
 	AddressType int // 0 automatic registration, 1 manual list
 	AddressList string
+	// AccessToken is the token the group's executors authenticate with (3.5 layout;
+	// ignored on older layouts, which have one token for the whole admin).
+	AccessToken string
 }
+
+// accessTokenRule is the shape of a group's access token in upstream's 3.5 executor
+// form: a lower-case letter, then lower-case letters, digits and underscores, 4 to 50
+// characters in all (ui.md §7). Upstream checks it in the browser only; here the
+// server refuses what the form would.
+var accessTokenRule = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // ListGroups returns a page of executor groups (administrators only).
 func (s *Service) ListGroups(ctx context.Context, p Principal, f schema.GroupFilter, offset, limit int) ([]schema.Group, int, error) {
@@ -106,7 +116,34 @@ func (s *Service) validateGroup(in *GroupInput) error {
 	default:
 		return s.errInvalid("address_type")
 	}
+	if !s.layout.GroupAccessToken {
+		in.AccessToken = ""
+		return nil
+	}
+	switch n := len(in.AccessToken); {
+	case n == 0:
+		return s.errInput("access_token")
+	case n < 4 || n > 50:
+		return s.fail(Invalid, "console_length", fieldName("access_token"), "4", "50")
+	case !accessTokenRule.MatchString(in.AccessToken):
+		return s.fail(Invalid, "console_group_token_rule", fieldName("access_token"))
+	}
 	return nil
+}
+
+// appNameTaken reports a group of that app name: from 3.5 on app names are unique
+// (i_app_name), compared as the database compares them, regardless of case.
+func (s *Service) appNameTaken(ctx context.Context, appName string) (bool, error) {
+	all, err := s.store.Groups(ctx, -1)
+	if err != nil {
+		return false, err
+	}
+	for _, g := range all {
+		if strings.EqualFold(g.AppName, appName) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // onlineAddresses is the sorted, comma-joined list of executors of an app name that
@@ -136,6 +173,15 @@ func (s *Service) AddGroup(ctx context.Context, p Principal, in GroupInput) (int
 	if err := s.validateGroup(&in); err != nil {
 		return 0, err
 	}
+	if s.layout.GroupAccessToken {
+		taken, err := s.appNameTaken(ctx, in.AppName)
+		if err != nil {
+			return 0, err
+		}
+		if taken {
+			return 0, s.fail(Invalid, "console_group_app_exists")
+		}
+	}
 	if in.AddressType == 0 {
 		list, err := s.onlineAddresses(ctx, in.AppName)
 		if err != nil {
@@ -144,29 +190,38 @@ func (s *Service) AddGroup(ctx context.Context, p Principal, in GroupInput) (int
 		in.AddressList = list
 	}
 	id, err := s.store.InsertGroup(ctx, schema.Group{AppName: in.AppName, Title: in.Title, AddressType: in.AddressType,
-		AddressList: in.AddressList, UpdateTime: s.clk.Now()})
+		AddressList: in.AddressList, AccessToken: in.AccessToken, UpdateTime: s.clk.Now()})
 	if err != nil {
 		return 0, err
 	}
 	s.log.Info("executor group created", "group", id, "app", in.AppName, "user", p.User.Username)
 	s.Record(ctx, p, Change{Action: ActionGroupAdd, TargetKind: TargetGroup, TargetID: itoa(id),
-		Fields: Diff(nil, schema.Group{ID: id, AppName: in.AppName, Title: in.Title, AddressType: in.AddressType, AddressList: in.AddressList}, groupRules)})
+		Fields: Diff(nil, schema.Group{ID: id, AppName: in.AppName, Title: in.Title, AddressType: in.AddressType, AddressList: in.AddressList,
+			AccessToken: in.AccessToken}, groupRules)})
 	return id, nil
 }
 
-// UpdateGroup rewrites an executor group (administrators only).
+// UpdateGroup rewrites an executor group (administrators only). On the 3.5 layout the
+// app name stays the one the group was created with, whatever is posted, as upstream's
+// 3.5 update leaves the column out: the group's executors authenticate with it.
 func (s *Service) UpdateGroup(ctx context.Context, p Principal, in GroupInput) error {
 	if !p.Admin() {
 		return s.errAdminOnly()
 	}
-	if err := s.validateGroup(&in); err != nil {
-		return err
-	}
 	old, err := s.store.LoadGroup(ctx, in.ID)
 	if errors.Is(err, schema.ErrNotFound) {
+		if verr := s.validateGroup(&in); verr != nil {
+			return verr
+		}
 		return s.errNotFound("jobgroup")
 	}
 	if err != nil {
+		return err
+	}
+	if s.layout.GroupAccessToken {
+		in.AppName = old.AppName
+	}
+	if err := s.validateGroup(&in); err != nil {
 		return err
 	}
 	if in.AddressType == 0 {
@@ -176,6 +231,9 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, in GroupInput) e
 	}
 	upd := old
 	upd.AppName, upd.Title, upd.AddressType, upd.AddressList, upd.UpdateTime = in.AppName, in.Title, in.AddressType, in.AddressList, s.clk.Now()
+	if s.layout.GroupAccessToken {
+		upd.AccessToken = in.AccessToken
+	}
 	if err := s.store.UpdateGroup(ctx, upd); err != nil {
 		return err
 	}

@@ -29,17 +29,13 @@ func TestMariaDB(t *testing.T) {
 			})
 		})
 	}
-	// The unreleased 3.5 layout: renamed name columns and per-group access tokens.
+	// The 3.5 layout (schema init --layout=3.5): renamed name columns, per-group access
+	// tokens, unique app names.
 	t.Run("3.5", func(t *testing.T) {
 		t.Parallel()
 		storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
-			db, _ := schematest.New(t, schema.Layout34)
-			db.Exec(t, "ALTER TABLE xxl_job_group CHANGE title name VARCHAR(64) NOT NULL")
-			db.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL AFTER address_list")
-			db.Exec(t, "ALTER TABLE xxl_job_info CHANGE job_desc name VARCHAR(255) NOT NULL")
-			st, r, err := schema.OpenStore(context.Background(), db.SQL)
-			require.NoError(t, err)
-			require.Equal(t, schema.Layout35, r.Layout.Name)
+			_, st := schematest.New(t, schema.Layout35)
+			require.Equal(t, schema.Layout35, st.Layout().Name)
 			return st
 		})
 	})
@@ -61,14 +57,12 @@ func TestPostgres(t *testing.T) {
 			return st
 		})
 	})
-	// The 3.5 layout's renamed name columns and per-group access tokens.
+	// The 3.5 layout (schema init --layout=3.5).
 	t.Run("3.5", func(t *testing.T) {
 		t.Parallel()
 		storetest.Run(t, zone(t), func(t *testing.T) *schema.Store {
-			p, _ := schematest.NewPostgres(t)
-			p.Exec(t, "ALTER TABLE xxl_job_group RENAME COLUMN title TO name")
-			p.Exec(t, "ALTER TABLE xxl_job_group ADD COLUMN access_token VARCHAR(255) DEFAULT NULL")
-			p.Exec(t, "ALTER TABLE xxl_job_info RENAME COLUMN job_desc TO name")
+			p := schematest.NewPostgresEmpty(t)
+			require.NoError(t, schema.Init(context.Background(), p.SQL, schema.Layout35))
 			st, r, err := schema.OpenStore(context.Background(), p.SQL)
 			require.NoError(t, err)
 			require.Equal(t, schema.Layout35, r.Layout.Name)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,13 +20,13 @@ func runTime(t *testing.T, setup setupFunc) {
 		b := setup(t)
 		ny, err := time.LoadLocation("America/New_York")
 		require.NoError(t, err)
-		for _, in := range []time.Time{
+		for i, in := range []time.Time{
 			b.at("2024-05-01 10:00:00"),
 			time.Date(2024, 5, 1, 2, 0, 0, 0, time.UTC),
 			time.Date(2024, 12, 31, 23, 59, 59, 0, ny),
 			time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
 		} {
-			id, err := b.st.InsertGroup(b.ctx, schema.Group{AppName: "zone", Title: "zone", UpdateTime: in})
+			id, err := b.st.InsertGroup(b.ctx, schema.Group{AppName: fmt.Sprintf("zone-%d", i), Title: "zone", UpdateTime: in})
 			require.NoError(t, err)
 			g, err := b.st.LoadGroup(b.ctx, id)
 			require.NoError(t, err)

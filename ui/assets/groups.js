@@ -44,9 +44,17 @@
     document.getElementById('group-auto-hint').hidden = manual;
   }
 
+  // The 3.5 layout's form has the group's access token, and keeps the app name its
+  // executors authenticate with once the group exists.
+  const token = form.elements.namedItem('accessToken');
+
   function openGroup(g) {
     editing = g;
     form.reset();
+    if (token) {
+      form.appname.readOnly = !!g;
+      document.getElementById('group-app-fixed').hidden = !g;
+    }
     $('[data-slot="title"]', dlg).textContent = g ? t('groups_edit', g.id) : t('groups_new');
     form.elements.namedItem('id').value = g ? g.id : '';
     if (g) {
@@ -54,10 +62,11 @@
       form.title.value = g.title;
       form.querySelector('input[name="addressType"][value="' + (g.addressType === 1 ? 1 : 0) + '"]').checked = true;
       form.addressList.value = g.addressList || '';
+      if (token) token.value = g.accessToken || '';
     }
     syncType();
     openDialog(dlg);
-    form.appname.focus();
+    (g && token ? form.title : form.appname).focus();
   }
 
   form.querySelectorAll('input[name="addressType"]').forEach((r) => r.addEventListener('change', syncType));
@@ -70,8 +79,10 @@
     const list = form.addressList.value.replace(/\s+/g, '');
     if (!/^[a-z][a-zA-Z0-9-]{3,63}$/.test(app)) { formError(form, t('groups_f_appname') + ': ' + t('groups_appname_rule')); form.appname.focus(); return; }
     if (!title) { formError(form, t('groups_f_title') + ': ' + t('common_required')); form.title.focus(); return; }
+    if (token && !/^[a-z][a-z0-9_]{3,49}$/.test(token.value)) { formError(form, t('groups_f_token') + ': ' + t('groups_token_rule')); token.focus(); return; }
     if (type === '1' && !list) { formError(form, t('groups_f_addresses') + ': ' + t('common_required')); form.addressList.focus(); return; }
     const params = { appname: app, title, addressType: type, addressList: type === '1' ? list : '' };
+    if (token) params.accessToken = token.value;
     if (editing) params.id = editing.id;
     await saveForm(form.querySelector('button[type="submit"]'), form, dlg, editing ? '/jobgroup/update' : '/jobgroup/insert', params, load);
   });

@@ -12,6 +12,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -86,6 +87,11 @@ type Admin struct {
 	ln       net.Listener
 	mgmtLn   net.Listener
 	serveErr chan error
+	// shutdown is xxl.admin.shutdown-timeout; started and stopping feed the
+	// readiness probe (probes.go).
+	shutdown time.Duration
+	started  atomic.Bool
+	stopping atomic.Bool
 }
 
 // Build wires the admin as cmd/xxl-admin-go runs it; the benchmark calls it too, so
@@ -140,6 +146,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		KillStaleHolderAfter: cfg.ScheduleLock.KillStaleHolderAfter,
 		LostRunTimeout:       cfg.LostRunTimeout,
 		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
+		ShutdownTimeout:      schedulerShutdown(cfg.ShutdownTimeout),
 	}, store, httpExec, clk)
 
 	app := routes.NewApp(log)
@@ -191,7 +198,8 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
 	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
-		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2)}
+		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2),
+		shutdown: cfg.ShutdownTimeout}
 	mgmt := app
 	health := healthHandler(sched, o.DB)
 	switch {
@@ -205,8 +213,10 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		// Spring's management server has no context path; under it too, for probes
 		// and scrapers written for the main port.
 		mgmt.Get("/actuator/health", health)
+		a.mountProbes(mgmt, "", o.DB)
 	}
 	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
+	a.mountProbes(mgmt, cfg.ContextPath, o.DB)
 	metrics := withBearer(cfg.MetricsToken, metricsHandler(sched))
 	mgmt.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
@@ -327,6 +337,7 @@ func (a *Admin) Start() error {
 	if a.Management != nil {
 		go func() { a.serveErr <- a.Management.Listener(a.mgmtLn) }()
 	}
+	a.started.Store(true)
 	return nil
 }
 
@@ -354,6 +365,7 @@ func (a *Admin) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 	case err := <-a.serveErr:
 		if err != nil {
+			a.stopping.Store(true)
 			a.Scheduler.Stop(context.Background())
 			return fmt.Errorf("http server: %w", err)
 		}
@@ -362,19 +374,31 @@ func (a *Admin) Wait(ctx context.Context) error {
 	return nil
 }
 
-// Stop stops the admin gracefully, scheduler first: no new scans, the ring fired and
-// running triggers waited for (9 s at most) while HTTP still takes their callbacks;
-// then the HTTP server (1 s).
+// Stop stops the admin gracefully within xxl.admin.shutdown-timeout, scheduler
+// first: readiness turns false, the scheduler hands its work over to the other admins
+// (scheduler.Stop) while HTTP still takes callbacks; then the HTTP server (its last
+// second).
 func (a *Admin) Stop() {
-	a.log.Info("stopping: no new scans, firing what the ring holds, waiting for running triggers")
-	stopCtx, cancel := context.WithTimeout(context.Background(), 9*time.Second)
+	a.stopping.Store(true)
+	a.log.Info("stopping: handing partitions and read-ahead fires over, finishing running triggers")
+	start := time.Now()
+	stopCtx, cancel := context.WithTimeout(context.Background(), schedulerShutdown(a.shutdown))
 	defer cancel()
 	a.Scheduler.Stop(stopCtx)
 	_ = a.App.ShutdownWithTimeout(time.Second)
 	if a.Management != nil {
 		_ = a.Management.ShutdownWithTimeout(time.Second)
 	}
-	a.log.Info("stopped")
+	a.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String())
+}
+
+// schedulerShutdown is the scheduler's share of the shutdown timeout: all but the
+// HTTP server's last second (10 s when none is configured, as for tests).
+func schedulerShutdown(total time.Duration) time.Duration {
+	if total <= 0 {
+		total = scheduler.DefaultShutdownTimeout
+	}
+	return max(total-time.Second, total/2)
 }
 
 // alarmChannelNames are the configured alarm channels' names, for the job form.

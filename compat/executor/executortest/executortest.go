@@ -1,6 +1,8 @@
-// Package executortest is an in-process fake executor for tests: an httptest server that
-// answers beat, idleBeat, run (/trigger), kill and log like a chosen real executor,
-// records every call, runs "executions" on timers and posts their callbacks to an admin.
+// Package executortest is a fake executor for tests: an httptest server that answers
+// beat, idleBeat, run (/trigger), kill and log like a chosen real executor, records
+// every call, runs "executions" on timers and posts their callbacks to an admin. Tests
+// start it in process (Start); conformance/standin-executor runs it as a process of its
+// own (Serve).
 package executortest
 
 import (
@@ -8,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -77,6 +80,10 @@ type Behavior struct {
 	HandleMsg *string
 	// NoCallback never calls back, like an executor that died mid-run.
 	NoCallback bool
+	// Decide, when set, gives each trigger's behaviour from its parameters (a handler
+	// whose run time or result depends on executorParams or the shard); the rest of
+	// this Behavior is then unused.
+	Decide func(p protocol.TriggerParam) Behavior
 }
 
 // Fault makes one endpoint misbehave (see Executor.SetFault). Checked in field order.
@@ -161,9 +168,21 @@ type execution struct {
 	killMsg string
 }
 
-// Start runs a fake executor until the test ends.
+// Start runs a fake executor on a free loopback port until the test ends.
 func Start(t testing.TB, cfg Config) *Executor {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("executortest: listen: %v", err)
+	}
+	e := Serve(ln, cfg)
+	t.Cleanup(e.Close)
+	return e
+}
+
+// Serve runs a fake executor on ln until Close: Start without a test, for a fake
+// executor that runs as a process of its own.
+func Serve(ln net.Listener, cfg Config) *Executor {
 	if cfg.AppName == "" {
 		cfg.AppName = "xxl-job-executor-sample"
 	}
@@ -179,8 +198,8 @@ func Start(t testing.TB, cfg Config) *Executor {
 		handlers: map[string]Behavior{}, faults: map[Endpoint]Fault{}, busy: map[int]bool{},
 		jobs: map[int][]*execution{}, logs: map[int64][]string{},
 	}
-	e.srv = httptest.NewServer(http.HandlerFunc(e.serve))
-	t.Cleanup(e.Close)
+	e.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(e.serve), ReadHeaderTimeout: 10 * time.Second}}
+	e.srv.Start()
 	return e
 }
 
@@ -522,6 +541,9 @@ func (e *Executor) run(ctx context.Context, p *protocol.TriggerParam) reply {
 	e.mu.Lock()
 	b := e.handlers[p.ExecutorHandler]
 	e.mu.Unlock()
+	if b.Decide != nil {
+		b = b.Decide(*p)
+	}
 	if !e.sleep(ctx, b.ReplyDelay) {
 		return reply{}
 	}

@@ -3,6 +3,7 @@ package executortest_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -483,4 +484,32 @@ func TestCloseWithWorkPending(t *testing.T) {
 	b.exec.Close()
 	require.Equal(t, 500, (<-done).Code)
 	require.Empty(t, b.exec.Callbacks())
+}
+
+// A handler's Decide gives each trigger its own behaviour from its parameters (how the
+// stand-in executor of the conformance suite answers per shard and per run time), and
+// the 3.5 kind posts the result as {"callbackList":[…]} with its token and app name.
+func TestDecidePerTrigger(t *testing.T) {
+	t.Parallel()
+	b := setup(t, executortest.Config{Kind: executortest.KindJavaP3, AccessToken: "cf_token", AppName: "cf-app"})
+	b.exec.Handle("shardingJobHandler", executortest.Behavior{Decide: func(p protocol.TriggerParam) executortest.Behavior {
+		msg := fmt.Sprintf("shard %d/%d", p.BroadcastIndex, p.BroadcastTotal)
+		return executortest.Behavior{HandleCode: 200 + p.BroadcastIndex, HandleMsg: &msg}
+	}})
+	p := trigger(3, 77, "shardingJobHandler", "SERIAL_EXECUTION")
+	p.BroadcastIndex, p.BroadcastTotal = 1, 3
+	require.True(t, b.client.Run(context.Background(), b.target, p).OK())
+	posts := b.exec.WaitCallbacks(t, 1)
+	require.True(t, posts[0].OK(), "%+v", posts[0])
+	require.Equal(t, 201, posts[0].Items[0].HandleCode)
+	require.Equal(t, "shard 1/3", *posts[0].Items[0].HandleMsg)
+	var cb adminPost
+	for _, ap := range b.admin.received() {
+		if strings.HasSuffix(ap.path, "/api/callback") {
+			cb = ap
+		}
+	}
+	require.Equal(t, `{"callbackList":[{"logId":77,"logDateTime":1795316452003,"handleCode":201,"handleMsg":"shard 1/3"}]}`, string(cb.body))
+	require.Equal(t, "cf_token", cb.header.Get(protocol.HeaderAccessToken))
+	require.Equal(t, "cf-app", cb.header.Get(protocol.HeaderAppName))
 }
