@@ -67,7 +67,7 @@ func fill(t *testing.T, tg jobspec.Target) {
 	require.NoError(t, err)
 	cals, err := tg.Store.Calendars(ctx)
 	require.NoError(t, err)
-	orders, err := svc.AddGroup(ctx, p, manage.GroupInput{AppName: "orders-executor", Title: "Orders"})
+	orders, err := svc.AddGroup(ctx, p, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
 	require.NoError(t, err)
 	ship, err := svc.AddJob(ctx, p, manage.JobInput{JobGroup: orders, JobDesc: "ship parcels", Author: "ops", ScheduleType: "FIX_RATE",
 		ScheduleConf: "60", ExecutorHandler: "shipHandler", GlueType: "BEAN", ExecutorParam: "fast", ExecutorTimeout: 30})
@@ -125,14 +125,23 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				fill(t, from)
 				_, err := to.Service.SaveCalendar(ctx, to.Principal, manage.CalendarInput{Name: "holidays", Kind: "DATES", Spec: "2026-12-25"})
 				require.NoError(t, err)
+				groupsMade := 1
+				if to.Store.Layout().GroupAccessToken {
+					// On 3.5 a group has its own token: apply refuses to make one up.
+					_, err = to.Service.AddGroup(ctx, to.Principal, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
+					require.NoError(t, err)
+					groupsMade = 0
+				}
 				file := export(t, from, jobspec.Selection{}, format)
 				if format == jobspec.YAML {
 					require.Contains(t, string(file), "glueSource: |\n")
 				}
 
 				plan, text := apply(t, to, file, jobspec.Options{})
-				require.Equal(t, 4, plan.Count(jobspec.Create), text) // the group and three jobs
-				require.Contains(t, text, "+ create group orders-executor")
+				require.Equal(t, groupsMade+3, plan.Count(jobspec.Create), text) // the group and three jobs
+				if groupsMade == 1 {
+					require.Contains(t, text, "+ create group orders-executor")
+				}
 				require.Contains(t, text, "+ create job xxl-job-executor-sample/nightly report")
 				require.Contains(t, text, "= unchanged job xxl-job-executor-sample/示例任务01", text)
 				require.Equal(t, string(file), string(export(t, to, jobspec.Selection{}, format)), "the target exports the same file")
@@ -264,6 +273,14 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			requireErrors(t, errs, []string{`line 4: job "bad cron": `, `line 9: job "no author": `, `line 13: job "zoned": Unknown time zone "Mars/Olympus"`},
 				errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
+
+			if tg.Store.Layout().GroupAccessToken {
+				f, err = jobspec.Parse([]byte("groups:\n  - appName: new-executor\n    jobs: []\n"))
+				require.NoError(t, err)
+				_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
+				require.ErrorAs(t, err, &errs)
+				requireErrors(t, errs, []string{"line 2: group new-executor is not in the database; on the 3.5 layout each group has its own access token"})
+			}
 
 			// A change refused and a creation refused are both reported, by line.
 			f, err = jobspec.Parse([]byte(`groups:

@@ -326,6 +326,11 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 	var items []item
 	for gi := range a.f.Groups {
 		g := &a.f.Groups[gi]
+		if _, ok := a.groups[g.AppName]; !ok && a.t.Store.Layout().GroupAccessToken {
+			// A token is a secret the file should not hold, and one made up here would
+			// leave the group's executors unable to register.
+			a.fail(g.line, "group %s is not in the database; on the 3.5 layout each group has its own access token: create the group in the console first", g.AppName)
+		}
 		for ji := range g.Jobs {
 			j := g.Jobs[ji]
 			if err := normalize(&j); err != nil {
