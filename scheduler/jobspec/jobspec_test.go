@@ -204,6 +204,8 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
         author: x
   - appName: xxl-job-executor-sample
     colour: blue
+    jobs: []
+  - appName: forgot-the-jobs
 `
 	_, err := jobspec.Parse([]byte(parseErrs))
 	var errs jobspec.Errors
@@ -215,6 +217,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 		`line 11: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
 		"line 13: group xxl-job-executor-sample is given twice (first at line 2)",
 		`line 14: unknown key "colour"`,
+		"line 16: group forgot-the-jobs needs jobs: the list of its jobs ([] for none)",
 	})
 
 	_, err = jobspec.Parse([]byte("groups:\n  - appName: x\n    jobs: [\n"))
@@ -281,6 +284,13 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 				require.ErrorAs(t, err, &errs)
 				requireErrors(t, errs, []string{"line 2: group new-executor is not in the database; on the 3.5 layout each group has its own access token"})
 			}
+
+			// The glue type of a job stays (as in the console).
+			f, err = jobspec.Parse([]byte("groups:\n  - appName: xxl-job-executor-sample\n    jobs:\n      - name: 示例任务01\n        author: XXL\n        glueType: GLUE_SHELL\n        glueSource: echo\n"))
+			require.NoError(t, err)
+			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
+			require.ErrorAs(t, err, &errs)
+			requireErrors(t, errs, []string{`line 4: job "示例任务01": glueType BEAN cannot change to GLUE_SHELL`})
 
 			// A change refused and a creation refused are both reported, by line.
 			f, err = jobspec.Parse([]byte(`groups:

@@ -154,7 +154,12 @@ func Parse(data []byte) (*File, error) {
 			apps[g.AppName] = gn.Line
 		}
 		jobsNode := fieldQuiet(gn, "jobs")
-		if jobsNode != nil && jobsNode.Kind != yaml.SequenceNode && !isNull(jobsNode) {
+		switch {
+		case jobsNode == nil || isNull(jobsNode):
+			// Required, so that a forgotten key never reads as "no jobs" to --prune.
+			add(gn, "group %s needs jobs: the list of its jobs ([] for none)", g.AppName)
+			jobsNode = nil
+		case jobsNode.Kind != yaml.SequenceNode:
 			add(jobsNode, "jobs must be a list")
 			jobsNode = nil
 		}
