@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -96,7 +97,16 @@ func TestJobsCommands(t *testing.T) {
 	require.Equal(t, exported, ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), "MariaDB holds the same jobs")
 	out = ok(run(nil, append([]string{"jobs", "apply", "-f", file}, mysql...)...))
 	require.Equal(t, "Applied: 0 created, 0 changed, 3 unchanged, 0 deleted\n", lastLine(out))
+	// A Java admin fires the New York job at 02:30 of the database's zone: the next
+	// apply warns, as the console's save does.
+	last := time.Date(2026, 11, 22, 2, 30, 0, 0, my.Loc)
+	_, err := my.SQL.Exec("UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE job_desc = 'nightly report'",
+		last.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli())
+	require.NoError(t, err)
+	out = ok(run(nil, append([]string{"jobs", "apply", "-f", file, "--xxl.job.i18n=en"}, mysql...)...))
+	require.Contains(t, out, "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database")
 	var audited int
+	var data []byte
 	require.NoError(t, my.SQL.QueryRow("SELECT COUNT(*) FROM xxl_admin_audit WHERE actor = 'cli:jobs-apply'").Scan(&audited))
 	require.Positive(t, audited, "the changes are in the audit log")
 
@@ -109,7 +119,7 @@ func TestJobsCommands(t *testing.T) {
 	}
 	jsonFile := filepath.Join(dir, "export.json")
 	ok(run(nil, append([]string{"jobs", "export", "--out", jsonFile}, embedded...)...))
-	data, err := os.ReadFile(jsonFile)
+	data, err = os.ReadFile(jsonFile)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(data), "{\n  \"groups\": ["), "a .json file is JSON")
 	ok(run(pgEnv, "jobs", "apply", "-f", jsonFile))

@@ -48,6 +48,10 @@ type Plan struct {
 	Steps []Step
 	// Applied is false for a dry run.
 	Applied bool
+	// Warning is the console's warning after a save, "" when none: jobs have a time
+	// zone or calendars and an admin that ignores them (a Java admin) scans the
+	// database.
+	Warning string
 }
 
 // Count counts the plan's steps of an action (group steps included).
@@ -101,6 +105,9 @@ func (p *Plan) Write(w io.Writer) {
 		fmt.Fprint(w, "; dry run, nothing was changed")
 	}
 	fmt.Fprintln(w)
+	if p.Warning != "" {
+		fmt.Fprintln(w, p.Warning)
+	}
 }
 
 // Target is the database a file is applied to, and the console's rules over it.
@@ -153,6 +160,9 @@ func Apply(ctx context.Context, t Target, f *File, o Options) (*Plan, error) {
 		return nil, err
 	}
 	plan.Applied = !o.DryRun
+	if plan.Applied {
+		plan.Warning = t.Service.JavaAdminWarning(ctx)
+	}
 	return plan, nil
 }
 
