@@ -199,6 +199,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
       - name: b
         author: x
         executorTimeout: soon
+        running: maybe
       - author: x
       - name: a
         author: x
@@ -213,11 +214,12 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 	requireErrors(t, errs, []string{
 		`line 6: unknown key "sheduleType" in a job`,
 		"line 9: cannot unmarshal !!str `soon` into int",
-		"line 10: a job needs a name",
-		`line 11: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
-		"line 13: group xxl-job-executor-sample is given twice (first at line 2)",
-		`line 14: unknown key "colour"`,
-		"line 16: group forgot-the-jobs needs jobs: the list of its jobs ([] for none)",
+		"line 10: cannot unmarshal !!str `maybe` into bool",
+		"line 11: a job needs a name",
+		`line 12: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
+		"line 14: group xxl-job-executor-sample is given twice (first at line 2)",
+		`line 15: unknown key "colour"`,
+		"line 17: group forgot-the-jobs needs jobs: the list of its jobs ([] for none)",
 	})
 
 	_, err = jobspec.Parse([]byte("groups:\n  - appName: x\n    jobs: [\n"))

@@ -224,9 +224,8 @@ func (a *applier) load(ctx context.Context) error {
 		m := map[string]schema.Job{}
 		for _, j := range jobs {
 			a.byID[j.ID] = j
-			if prev, dup := m[j.JobDesc]; dup {
+			if _, dup := m[j.JobDesc]; dup {
 				a.ids[g.AppName+"/"+j.JobDesc] = -1 // ambiguous
-				_ = prev
 				continue
 			}
 			m[j.JobDesc] = j

@@ -8,6 +8,7 @@ package jobspec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -103,7 +104,7 @@ func Parse(data []byte) (*File, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, Errors{yamlError(err)}
+		return nil, yamlErrors(err)
 	}
 	var errs Errors
 	add := func(n *yaml.Node, format string, args ...any) {
@@ -177,7 +178,7 @@ func Parse(data []byte) (*File, error) {
 				}
 				var j Job
 				if err := jn.Decode(&j); err != nil {
-					errs = append(errs, yamlError(err))
+					errs = append(errs, yamlErrors(err)...)
 					continue
 				}
 				j.line = jn.Line
@@ -238,27 +239,24 @@ func yamlKeys(t reflect.Type) []string {
 	return out
 }
 
-// yamlError turns the YAML library's error ("yaml: line 3: …") into a LineError.
-func yamlError(err error) LineError {
+// yamlErrors turns the YAML library's error ("yaml: line 3: …", or a TypeError with
+// one such text per value) into LineErrors.
+func yamlErrors(err error) Errors {
+	texts := []string{err.Error()}
 	var te *yaml.TypeError
-	msg := err.Error()
-	if ok := asTypeError(err, &te); ok && len(te.Errors) > 0 {
-		msg = te.Errors[0]
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		texts = te.Errors
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	var line int
-	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	out := make(Errors, 0, len(texts))
+	for _, msg := range texts {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		var line int
+		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		}
+		out = append(out, LineError{Line: line, Msg: msg})
 	}
-	return LineError{Line: line, Msg: msg}
-}
-
-func asTypeError(err error, te **yaml.TypeError) bool {
-	t, ok := err.(*yaml.TypeError)
-	if ok {
-		*te = t
-	}
-	return ok
+	return out
 }
 
 // Format is how a file is written.
