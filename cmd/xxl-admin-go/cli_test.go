@@ -144,13 +144,20 @@ func TestCLI(t *testing.T) {
 			}
 		}
 		r := runCLI(t, bin, dir, nil, "schema", "init", "-h")
-		require.Contains(t, r.stdout, "--layout=3.4|2.4")
+		require.Contains(t, r.stdout, "--layout=3.4|3.5|2.4")
 		r = runCLI(t, bin, dir, nil, "schema", "--help")
 		require.Equal(t, 0, r.code)
 		require.True(t, strings.HasPrefix(r.stdout, "Usage: xxl-admin-go schema COMMAND"), r.stdout)
 		for _, sub := range []string{"init", "check", "upgrade", "export", "import"} {
 			require.Contains(t, r.stdout, "\n  schema "+sub+" ")
 		}
+		r = runCLI(t, bin, dir, nil, "jobs", "--help")
+		require.Equal(t, 0, r.code)
+		for _, sub := range []string{"export", "apply"} {
+			require.Contains(t, r.stdout, "\n  jobs "+sub+" ")
+		}
+		r = runCLI(t, bin, dir, nil, "jobs", "apply", "-h")
+		require.Contains(t, r.stdout, "  -f, --file FILE   the jobs file to apply")
 		requireEmptyDir(t, dir, "the help of each command")
 	})
 
