@@ -33,6 +33,7 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	if len(items) == 0 {
 		return nil
 	}
+	all := items
 	items, attached, writing := s.attachResults(s.dropRepeats(items))
 	// Results whose log's outcome this admin is writing at this moment wait for that
 	// write: their guarded UPDATE would otherwise wait on its row lock, holding a
@@ -55,7 +56,10 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	// The results completeChunk deferred are stored (or failed) only after do returned:
 	// the executor is told of success only once they are.
 	w.wg.Wait()
-	return cmp.Or(err, w.err, attached())
+	if err = cmp.Or(err, w.err, attached()); err == nil {
+		s.resultsStored(all) // workflows advance now, not at their next poll
+	}
+	return err
 }
 
 // A result whose log another admin fired and whose outcome that admin has not written
@@ -484,5 +488,6 @@ func (s *Scheduler) Kill(ctx context.Context, logID int64) (KillResult, error) {
 	if err := s.store.OverwriteResult(ctx, logID, s.clock.Now(), 500, truncateJava(text, HandleMsgMax)); err != nil {
 		return KillResult{}, err
 	}
+	s.logsFinished([]int64{logID})
 	return KillResult{Code: 200, Msg: msg}, nil
 }
