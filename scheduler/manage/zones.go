@@ -67,7 +67,11 @@ func (s *Service) saveOptions(ctx context.Context, id int, job schema.Job) error
 	o.JobID, o.TimeZone, o.CalendarIDs, o.Tags, o.UpdateTime = id, job.TimeZone, job.CalendarIDs, job.Tags, s.clk.Now().UnixMilli()
 	if err := s.store.SaveJobOption(ctx, o); err != nil {
 		if errors.Is(err, schema.ErrNoJobOptionTable) {
-			return s.fail(Invalid, "console_no_option_table", schema.JobOptionTable)
+			key := "console_no_option_table"
+			if job.TimeZone == "" && len(job.CalendarIDs) == 0 {
+				key = "console_no_option_table_tags" // tags alone: say so
+			}
+			return s.fail(Invalid, key, schema.JobOptionTable)
 		}
 		return err
 	}
