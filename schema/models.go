@@ -46,6 +46,8 @@ type Job struct {
 	// (SaveJobOption writes them).
 	TimeZone    string
 	CalendarIDs []int
+	// Tags are the job's tags from the same row (sorted, lower case).
+	Tags []string
 }
 
 // Log is a row of xxl_job_log: one trigger attempt (one shard).

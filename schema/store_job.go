@@ -47,14 +47,14 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	for rows.Next() {
 		var j Job
 		var addT, updT, glueT sql.NullTime
-		var author, email, conf, route, handler, param, block, src, remark, child, tz, cals sql.NullString
+		var author, email, conf, route, handler, param, block, src, remark, child, tz, cals, tags sql.NullString
 		if err := rows.Scan(&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
 			&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
 			&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
-			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime, &tz, &cals); err != nil {
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime, &tz, &cals, &tags); err != nil {
 			return nil, fmt.Errorf("scan job: %w", err)
 		}
-		scanJobOptionCols(&j, tz, cals)
+		scanJobOptionCols(&j, tz, cals, tags)
 		j.AddTime, j.UpdateTime, j.GlueUpdatetime = addT.Time, updT.Time, glueT.Time
 		j.Author, j.AlarmEmail, j.ScheduleConf = author.String, email.String, conf.String
 		j.ExecutorRouteStrategy, j.ExecutorHandler, j.ExecutorParam = route.String, handler.String, param.String
@@ -210,6 +210,8 @@ type JobFilter struct {
 	JobDesc       string
 	Handler       string
 	Author        string
+	// Tag keeps the jobs that have this tag (xxl_admin_job_option.tags).
+	Tag string
 }
 
 func (s *Store) jobWhere(b sq.SelectBuilder, f JobFilter) sq.SelectBuilder {
@@ -227,6 +229,9 @@ func (s *Store) jobWhere(b sq.SelectBuilder, f JobFilter) sq.SelectBuilder {
 	}
 	if f.Author != "" {
 		b = b.Where(s.like("author", "%"+likeEscape(f.Author)+"%"))
+	}
+	if strings.TrimSpace(f.Tag) != "" {
+		b = b.Where(s.tagWhere(f.Tag))
 	}
 	return b
 }

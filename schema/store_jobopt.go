@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	sq "github.com/Masterminds/squirrel"
 )
@@ -13,12 +15,12 @@ import (
 // upstream's). Java admins never read it: a Java admin sharing the database fires
 // such a job by xxl_job_info alone (see docs/SCHEDULING.md, "Beside Java admins").
 //
-// Columns in use: time_zone (the IANA zone CRON is evaluated in) and calendar_ids
-// (exclusion calendars). The retry_* columns and tags are reserved, with their
-// meaning fixed here, for the retry back-off and job tags: retry_backoff is '' (retry
-// at once, upstream's way), FIXED or EXPONENTIAL; retry_wait_ms the first wait;
-// retry_cap_ms the longest wait of EXPONENTIAL; retry_jitter a percentage of the wait
-// added at random; tags a comma-separated list. Nothing reads them yet.
+// Columns in use: time_zone (the IANA zone CRON is evaluated in), calendar_ids
+// (exclusion calendars) and tags (the job's tags, comma-separated, sorted, lower
+// case: see NormalizeTags). The retry_* columns are reserved, with their meaning fixed
+// here, for the retry back-off: retry_backoff is '' (retry at once, upstream's way),
+// FIXED or EXPONENTIAL; retry_wait_ms the first wait; retry_cap_ms the longest wait of
+// EXPONENTIAL; retry_jitter a percentage of the wait added at random.
 //
 // The job's row is written in the transaction that writes the job, and deleted with
 // the job (DeleteJob).
@@ -36,7 +38,7 @@ const JobOptionTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_job_option` (
 	"  `retry_wait_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: first retry wait',\n" +
 	"  `retry_cap_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: longest retry wait of EXPONENTIAL',\n" +
 	"  `retry_jitter` int(11) NOT NULL DEFAULT '0' COMMENT 'reserved: percent of the wait added at random',\n" +
-	"  `tags` varchar(255) NOT NULL DEFAULT '' COMMENT 'reserved: comma-separated job tags',\n" +
+	"  `tags` varchar(255) NOT NULL DEFAULT '' COMMENT 'comma-separated job tags, sorted, lower case',\n" +
 	"  `update_time` bigint(20) NOT NULL DEFAULT '0' COMMENT 'ms since 1970',\n" +
 	"  PRIMARY KEY (`job_id`)\n" +
 	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT='xxl-admin-go settings of a job beyond xxl_job_info';\n"
@@ -75,7 +77,7 @@ const JobOptionTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_job_optio
 // check (OwnTables).
 var jobOptionOwnTable = OwnTable{
 	Name:       JobOptionTable,
-	Purpose:    "a job's settings beyond upstream's columns (time zone, exclusion calendars)",
+	Purpose:    "a job's settings beyond upstream's columns (time zone, exclusion calendars, tags)",
 	MySQL:      JobOptionTableMySQL,
 	SQLite:     JobOptionTableSQLite,
 	PostgreSQL: JobOptionTablePostgreSQL,
@@ -89,12 +91,17 @@ type JobOption struct {
 	TimeZone string
 	// CalendarIDs are the exclusion calendars (xxl_admin_calendar ids).
 	CalendarIDs []int
+	// Tags are the job's tags (NormalizeTags): what lists, exports and `jobs apply`
+	// select jobs by.
+	Tags []string
 	// UpdateTime is when the row was last written, ms since 1970.
 	UpdateTime int64
 }
 
 // IsZero reports that the option changes nothing: the job needs no row.
-func (o JobOption) IsZero() bool { return o.TimeZone == "" && len(o.CalendarIDs) == 0 }
+func (o JobOption) IsZero() bool {
+	return o.TimeZone == "" && len(o.CalendarIDs) == 0 && len(o.Tags) == 0
+}
 
 // HasJobOptionTable reports whether the database has xxl_admin_job_option, and
 // remembers the answer: job reads carry the options only when the table is there.
@@ -130,12 +137,12 @@ var ErrNoJobOptionTable = fmt.Errorf("table %s is missing; add it with `xxl-admi
 // constant empty strings.
 func (s *Store) jobOptionCols() []string {
 	if !s.jobOptions.Load() {
-		return []string{"''", "''"}
+		return []string{"''", "''", "''"}
 	}
 	sub := func(col string) string {
 		return "(SELECT o." + col + " FROM " + JobOptionTable + " o WHERE o.job_id = xxl_job_info.id)"
 	}
-	return []string{sub("time_zone"), sub("calendar_ids")}
+	return []string{sub("time_zone"), sub("calendar_ids"), sub("tags")}
 }
 
 // jobSelect selects every job column and the job's options from xxl_job_info.
@@ -150,18 +157,18 @@ func (s *Store) LoadJobOption(ctx context.Context, jobID int) (JobOption, error)
 	if !s.jobOptions.Load() {
 		return o, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select("time_zone", "calendar_ids", "update_time").From(JobOptionTable).
+	rows, err := s.query(ctx, s.sb.Select("time_zone", "calendar_ids", "tags", "update_time").From(JobOptionTable).
 		Where(sq.Eq{"job_id": jobID}))
 	if err != nil {
 		return o, fmt.Errorf("load options of job %d: %w", jobID, err)
 	}
 	defer rows.Close()
 	if rows.Next() {
-		var cals string
-		if err := rows.Scan(&o.TimeZone, &cals, &o.UpdateTime); err != nil {
+		var cals, tags string
+		if err := rows.Scan(&o.TimeZone, &cals, &tags, &o.UpdateTime); err != nil {
 			return o, fmt.Errorf("load options of job %d: %w", jobID, err)
 		}
-		o.CalendarIDs = splitIDs(cals)
+		o.CalendarIDs, o.Tags = splitIDs(cals), SplitTags(tags)
 	}
 	return o, rows.Err()
 }
@@ -172,18 +179,18 @@ func (s *Store) JobOptions(ctx context.Context) (map[int]JobOption, error) {
 	if !s.jobOptions.Load() {
 		return out, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select("job_id", "time_zone", "calendar_ids", "update_time").From(JobOptionTable))
+	rows, err := s.query(ctx, s.sb.Select("job_id", "time_zone", "calendar_ids", "tags", "update_time").From(JobOptionTable))
 	if err != nil {
 		return nil, fmt.Errorf("read job options: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var o JobOption
-		var cals string
-		if err := rows.Scan(&o.JobID, &o.TimeZone, &cals, &o.UpdateTime); err != nil {
+		var cals, tags string
+		if err := rows.Scan(&o.JobID, &o.TimeZone, &cals, &tags, &o.UpdateTime); err != nil {
 			return nil, fmt.Errorf("read job options: %w", err)
 		}
-		o.CalendarIDs = splitIDs(cals)
+		o.CalendarIDs, o.Tags = splitIDs(cals), SplitTags(tags)
 		out[o.JobID] = o
 	}
 	return out, rows.Err()
@@ -207,8 +214,8 @@ func (s *Store) SaveJobOption(ctx context.Context, o JobOption) error {
 			return nil
 		}
 		if _, err := s.exec(ctx, s.sb.Insert(JobOptionTable).
-			Columns("job_id", "time_zone", "calendar_ids", "update_time").
-			Values(o.JobID, o.TimeZone, joinIDs(o.CalendarIDs), o.UpdateTime)); err != nil {
+			Columns("job_id", "time_zone", "calendar_ids", "tags", "update_time").
+			Values(o.JobID, o.TimeZone, joinIDs(o.CalendarIDs), strings.Join(o.Tags, ","), o.UpdateTime)); err != nil {
 			return fmt.Errorf("save options of job %d: %w", o.JobID, err)
 		}
 		return nil
@@ -225,10 +232,69 @@ func (s *Store) CountJobOptions(ctx context.Context) (int, error) {
 		Where(sq.Or{sq.NotEq{"time_zone": ""}, sq.NotEq{"calendar_ids": ""}}))
 }
 
-// scanJobOptionCols fills the option fields of j from the two option columns of a
-// job read.
-func scanJobOptionCols(j *Job, tz, cals sql.NullString) {
-	j.TimeZone, j.CalendarIDs = tz.String, splitIDs(cals.String)
+// scanJobOptionCols fills the option fields of j from the option columns of a job
+// read.
+func scanJobOptionCols(j *Job, tz, cals, tags sql.NullString) {
+	j.TimeZone, j.CalendarIDs, j.Tags = tz.String, splitIDs(cals.String), SplitTags(tags.String)
+}
+
+// MaxTagLen is the longest tag; the tags of a job fit the 255 characters of the
+// column (checked by NormalizeTags).
+const MaxTagLen = 64
+
+// NormalizeTags returns tags trimmed, lower case, sorted and without repeats, or an
+// error naming the first tag that is not a word of letters, digits and "-_.:/" of at
+// most MaxTagLen characters, or when together they exceed the column.
+func NormalizeTags(tags []string) ([]string, error) {
+	var out []string
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		if len(t) > MaxTagLen {
+			return nil, fmt.Errorf("tag %q is longer than %d characters", t, MaxTagLen)
+		}
+		for _, r := range t {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/", r)) {
+				return nil, fmt.Errorf("tag %q: a tag has letters a-z, digits and - _ . : / only", t)
+			}
+		}
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if n := len(strings.Join(out, ",")); n > 255 {
+		return nil, fmt.Errorf("the tags take %d characters together, more than 255", n)
+	}
+	return out, nil
+}
+
+// SplitTags reads the tags column (or a comma-separated list typed by a user; use
+// NormalizeTags to check it).
+func SplitTags(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tagWhere matches the jobs that have tag: the column holds the sorted list
+// separated by commas, so the tag is the whole list, its head, its tail or an inner
+// item.
+func (s *Store) tagWhere(tag string) sq.Sqlizer {
+	if !s.jobOptions.Load() {
+		return sq.Expr("1 = 0")
+	}
+	t := likeEscape(strings.ToLower(strings.TrimSpace(tag)))
+	sub, args, _ := s.sb.Select("job_id").From(JobOptionTable).Where(sq.Or{
+		sq.Eq{"tags": strings.ToLower(strings.TrimSpace(tag))},
+		s.like("tags", t+",%"), s.like("tags", "%,"+t), s.like("tags", "%,"+t+",%"),
+	}).ToSql()
+	return sq.Expr("id IN ("+sub+")", args...)
 }
 
 // ZonedRunningJobs reads the schedule of every running job that has a time zone (the

@@ -100,6 +100,8 @@ type DumpJob struct {
 	TimeZone string `json:"time_zone,omitempty"`
 	// CalendarIDs are the job's exclusion calendars (Dump.Calendars).
 	CalendarIDs []int `json:"calendar_ids,omitempty"`
+	// Tags are the job's tags from xxl_admin_job_option.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // DumpGlue is a row of xxl_job_logglue.
@@ -184,7 +186,8 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 				ExecutorParam: j.ExecutorParam, ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
 				ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
 				GlueUpdatetime: timePtr(j.GlueUpdatetime), ChildJobID: j.ChildJobID, TriggerStatus: j.TriggerStatus,
-				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}
+				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs,
+				Tags: j.Tags}
 			history, err := st.GlueHistory(ctx, j.ID)
 			if err != nil {
 				return err
@@ -415,7 +418,7 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 			if _, err := st.exec(ctx, st.sb.Insert("xxl_job_info").SetMap(vals)); err != nil {
 				return fmt.Errorf("job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
-			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}); err != nil {
+			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags}); err != nil {
 				return fmt.Errorf("options of job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
 			for _, h := range j.GlueHistory {

@@ -43,7 +43,7 @@ func fillTrial(t *testing.T, st *schema.Store) {
 	// The report runs in New York time: its zone (xxl_admin_job_option) travels with it.
 	cal, err := st.InsertCalendar(ctx, schema.Calendar{Name: "holidays", Kind: "DATES", Spec: "2026-12-25", UpdateTime: at.UnixMilli()})
 	require.NoError(t, err)
-	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, UpdateTime: at.UnixMilli()}))
+	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, Tags: []string{"nightly", "reports"}, UpdateTime: at.UnixMilli()}))
 	_, err = st.InsertUser(ctx, schema.User{Username: "dev", Password: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", Permission: strconv.Itoa(g) + "," + strconv.Itoa(g2)})
 	require.NoError(t, err)
 	wf, err := st.InsertWorkflow(ctx, schema.Workflow{Name: "nightly", Graph: `{"nodes":[{"name":"r","jobId":` + strconv.Itoa(parent) + `}]}`,
@@ -82,12 +82,12 @@ func normalize(d *schema.Dump) {
 	}
 }
 
-// jobZones lists the time zones of a dump's jobs that have one.
+// jobZones lists the time zones, with the tags, of a dump's jobs that have a zone.
 func jobZones(d *schema.Dump) []string {
 	var out []string
 	for _, j := range d.Jobs {
 		if j.TimeZone != "" {
-			out = append(out, j.TimeZone)
+			out = append(out, j.TimeZone+" "+strings.Join(j.Tags, ","))
 		}
 	}
 	return out
@@ -135,7 +135,7 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	normalize(d)
 	normalize(back)
 	require.Equal(t, d, back)
-	require.Equal(t, []string{"America/New_York"}, jobZones(back), "the job's time zone is exported and imported")
+	require.Equal(t, []string{"America/New_York nightly,reports"}, jobZones(back), "the job's time zone and tags are exported and imported")
 	require.Equal(t, "Asia/Tokyo", back.Workflows[0].TimeZone, "the workflow's time zone is exported and imported")
 	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
 	require.Equal(t, "holidays", back.Calendars[0].Name)
@@ -239,7 +239,7 @@ func TestTransferBetweenMariaDBAndPostgres(t *testing.T) {
 	normalize(d)
 	normalize(back)
 	require.Equal(t, d, back)
-	require.Equal(t, []string{"America/New_York"}, jobZones(back), "the job's time zone is exported and imported")
+	require.Equal(t, []string{"America/New_York nightly,reports"}, jobZones(back), "the job's time zone and tags are exported and imported")
 	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
 
 	// And back into a fresh MariaDB database.

@@ -102,6 +102,32 @@ admin the file came from first, or both fire the jobs.`,
 		},
 	},
 	{
+		name: "jobs export", args: "[--apps=APP,...] [--tags=TAG,...] [--format=yaml|json] [--out FILE] [--key=value ...]",
+		database: true, options: []string{"apps", "tags", "format", "out"},
+		summary: "write jobs as code: the selected groups' jobs as YAML or JSON",
+		help: `Writes the jobs of the executor groups named by --apps (all groups without it), or
+only those with one of --tags, as a file for jobs apply: each job with its GLUE
+source, time zone, calendars (by name), tags, child jobs (by group app name and job
+name) and running state. Standard output, or --out FILE (readable by its owner only);
+JSON with --format=json or a FILE ending in .json. docs/JOBS-AS-CODE.md describes the
+file.`,
+		run: func(ctx context.Context, inv *invocation) error { return jobsExport(ctx, inv.cfg, inv.stdout) },
+	},
+	{
+		name: "jobs apply", args: "-f FILE [--dry-run] [--prune] [--key=value ...]",
+		database: true, options: []string{"file", "dryrun", "prune"},
+		summary: "make the database hold the jobs of a file; --dry-run prints the plan only",
+		help: `Reads a file of jobs export (YAML or JSON) and makes the database hold its jobs:
+jobs are matched by group app name and job name, created or changed through the
+console's rules, and missing groups created. It prints the plan, one line a job:
+create, change (with the fields), unchanged, delete. A second apply of the same file
+changes nothing. --dry-run checks everything and rolls it back. --prune deletes the
+jobs of the file's groups that the file does not hold. A file with errors is refused
+as a whole, each error named by its line. Changes are in the audit log as
+cli:jobs-apply. It may run beside an admin on the same database.`,
+		run: func(ctx context.Context, inv *invocation) error { return jobsApply(ctx, inv.cfg, inv.stdout) },
+	},
+	{
 		// version and help are answered by parseCommandLine, before any configuration
 		// is read.
 		name: "version", summary: "print the version, the commit and the Go version",
@@ -124,6 +150,12 @@ var ownOptionHelp = map[string]string{
 	"layout": "--layout=3.4|3.5|2.4  the upstream layout to create (default 3.4; 3.5 on MySQL and PostgreSQL; 2.4 on MySQL only)",
 	"out":    "--out FILE        the file to write, - for standard output",
 	"in":     "--in FILE         the file of schema export to read",
+	"apps":   "--apps=APP,...    the executor groups' app names (default: all groups)",
+	"tags":   "--tags=TAG,...    only the jobs with one of these tags",
+	"format": "--format=yaml|json  the file's format (default yaml; json for a FILE ending .json)",
+	"file":   "-f, --file FILE   the jobs file to apply, YAML or JSON (- for standard input)",
+	"dryrun": "--dry-run         print the plan and change nothing",
+	"prune":  "--prune           delete the jobs of the file's groups that the file does not hold",
 }
 
 // mainKeys are the keys the general help names; docs/CONFIGURATION.md has them all.
@@ -228,6 +260,7 @@ func spaced(name string) bool { k := squash(name); return commandFlags[k] || k =
 // parseCommandLine finds the command, help and version requests and own options. It
 // reads no file, environment or database: --help and --version do nothing else.
 func parseCommandLine(args []string) (*commandLine, error) {
+	args = shortOptions(args)
 	var words []string
 	help, version := false, false
 	for i := 0; i < len(args); i++ {
@@ -289,13 +322,31 @@ func parseCommandLine(args []string) (*commandLine, error) {
 		}
 	}
 	for _, k := range cmd.options {
-		if v, ok := own[k]; ok && v == "" {
+		if v, ok := own[k]; ok && v == "" && !switchOptions[k] {
 			return nil, usageError{fmt.Sprintf("%s: --%s needs a value", cmd.name, k)}
 		}
 	}
 	// The words stay: the configuration takes them as positional arguments and
 	// ignores them.
 	return &commandLine{cmd: cmd, rest: rest, own: own}, nil
+}
+
+// shortOptions spells -f FILE (kubectl's) as --file FILE.
+func shortOptions(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		switch {
+		case a == "-f":
+			a = "--file"
+		case strings.HasPrefix(a, "-f="):
+			a = "--file=" + a[3:]
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // findCommand matches the longest command name at the start of words.

@@ -151,6 +151,13 @@ func TestCLI(t *testing.T) {
 		for _, sub := range []string{"init", "check", "upgrade", "export", "import"} {
 			require.Contains(t, r.stdout, "\n  schema "+sub+" ")
 		}
+		r = runCLI(t, bin, dir, nil, "jobs", "--help")
+		require.Equal(t, 0, r.code)
+		for _, sub := range []string{"export", "apply"} {
+			require.Contains(t, r.stdout, "\n  jobs "+sub+" ")
+		}
+		r = runCLI(t, bin, dir, nil, "jobs", "apply", "-h")
+		require.Contains(t, r.stdout, "  -f, --file FILE   the jobs file to apply")
 		requireEmptyDir(t, dir, "the help of each command")
 	})
 

@@ -18,12 +18,15 @@ import (
 // file of schema export and import; the command options may also take their value
 // from the next argument (--out FILE). Which command takes which: commands (cli.go).
 var (
-	ownOptions   = map[string]bool{squash(embeddedPathKey): true, "out": true, "in": true, "layout": true}
-	commandFlags = map[string]bool{"out": true, "in": true, "layout": true}
+	ownOptions = map[string]bool{squash(embeddedPathKey): true, "out": true, "in": true, "layout": true,
+		"file": true, "apps": true, "tags": true, "format": true, "dryrun": true, "prune": true}
+	commandFlags = map[string]bool{"out": true, "in": true, "layout": true, "file": true, "apps": true, "tags": true, "format": true}
+	// switchOptions take no value (--dry-run); --dry-run=true works too.
+	switchOptions = map[string]bool{"dryrun": true, "prune": true}
 )
 
-// applyOwnOptions records our own options in cfg.Raw (under embeddedPathKey, "out",
-// "in" and "layout").
+// applyOwnOptions records our own options in cfg.Raw (under embeddedPathKey and the
+// squashed names of the command options).
 func applyOwnOptions(cfg *config.Config, own map[string]string, environ []string) {
 	arg, ok := own[squash(embeddedPathKey)]
 	if !ok {
@@ -36,8 +39,8 @@ func applyOwnOptions(cfg *config.Config, own map[string]string, environ []string
 		}
 	}
 	cfg.Raw[embeddedPathKey] = embeddedPath(cfg, arg, environ)
-	for _, k := range []string{"out", "in", "layout"} {
-		if v, ok := own[k]; ok {
+	for k := range ownOptions {
+		if v, ok := own[k]; ok && k != squash(embeddedPathKey) {
 			cfg.Raw[k] = v
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // Jobs — /jobinfo (admin-http.md §5.2).
@@ -15,7 +16,8 @@ func jobPageList(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	q := manage.JobQuery{JobDesc: r.f.first("jobDesc", "name"), Handler: r.f.str("executorHandler"), Author: r.f.str("author")}
+	q := manage.JobQuery{JobDesc: r.f.first("jobDesc", "name"), Handler: r.f.str("executorHandler"), Author: r.f.str("author"),
+		Tag: r.f.str("tag")}
 	if q.JobGroup, err = r.f.int("jobGroup", -1); err != nil {
 		return r.fail(err)
 	}
@@ -48,6 +50,11 @@ func jobInput(f form) (manage.JobInput, error) {
 		return in, err
 	}
 	in.CalendarIDs = cals
+	if f.has("tags") {
+		// Comma-separated, as the form's text field; the console's rules check them.
+		tags := schema.SplitTags(f.str("tags"))
+		in.Tags = &tags
+	}
 	for _, n := range []struct {
 		key string
 		dst *int

@@ -97,6 +97,8 @@ type jobJSON struct {
 	TimeZone string `json:"timeZone,omitempty"`
 	// CalendarIDs are the job's exclusion calendars; absent when none.
 	CalendarIDs []int `json:"calendarIds,omitempty"`
+	// Tags are the job's tags; absent when none, as CalendarIDs.
+	Tags []string `json:"tags,omitempty"`
 }
 
 func (d dates) job(j schema.Job) jobJSON {
@@ -108,7 +110,7 @@ func (d dates) job(j schema.Job) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: d.entity(j.GlueUpdatetime), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
-		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs,
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags,
 	}
 }
 

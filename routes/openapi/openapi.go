@@ -95,6 +95,8 @@ type jobBody struct {
 	TimeZone *string `json:"timeZone"`
 	// CalendarIDs are the job's exclusion calendars; absent keeps them on updateJob.
 	CalendarIDs *[]int `json:"calendarIds"`
+	// Tags are the job's tags; absent keeps them on updateJob.
+	Tags *[]string `json:"tags"`
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -116,7 +118,7 @@ func (b jobBody) input() manage.JobInput {
 		zone := strings.TrimSpace(*b.TimeZone)
 		in.TimeZone = &zone
 	}
-	in.CalendarIDs = b.CalendarIDs
+	in.CalendarIDs, in.Tags = b.CalendarIDs, b.Tags
 	if b.ID != nil {
 		in.ID = *b.ID
 	}

@@ -20,6 +20,7 @@ type readBody struct {
 	JobGroup      int    `json:"jobGroup"`
 	JobID         int    `json:"jobId"`
 	TriggerStatus *int   `json:"triggerStatus"`
+	Tag           string `json:"tag"`
 	Offset        int    `json:"offset"`
 	Pagesize      *int   `json:"pagesize"`
 }
@@ -65,6 +66,8 @@ type jobJSON struct {
 	TimeZone string `json:"timeZone,omitempty"`
 	// CalendarIDs are the job's exclusion calendars; absent when none.
 	CalendarIDs []int `json:"calendarIds,omitempty"`
+	// Tags are the job's tags; absent when none.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // logJSON is a run (one log row) with its status: "pending" (not triggered yet),
@@ -137,7 +140,7 @@ func (j *Jobs) read(ctx context.Context, uri string, body []byte, auth func() (c
 	var data any
 	switch uri {
 	case "listJobs":
-		q := manage.JobQuery{JobGroup: b.JobGroup, TriggerStatus: -1}
+		q := manage.JobQuery{JobGroup: b.JobGroup, TriggerStatus: -1, Tag: b.Tag}
 		if b.TriggerStatus != nil {
 			q.TriggerStatus = *b.TriggerStatus
 		}
@@ -204,7 +207,7 @@ func jobOut(j schema.Job, loc *time.Location) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: dateTime(j.GlueUpdatetime, loc), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
-		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags}
 }
 
 func logOut(l schema.Log, loc *time.Location) logJSON {

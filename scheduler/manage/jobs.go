@@ -68,6 +68,8 @@ type JobInput struct {
 	TimeZone *string
 	// CalendarIDs are the exclusion calendars of the job; nil leaves them as they are.
 	CalendarIDs *[]int
+	// Tags are the job's tags (schema.NormalizeTags); nil leaves them as they are.
+	Tags *[]string
 }
 
 // JobQuery filters the job list.
@@ -77,12 +79,14 @@ type JobQuery struct {
 	JobDesc       string
 	Handler       string
 	Author        string
+	// Tag keeps the jobs that have this tag.
+	Tag string
 }
 
 // ListJobs returns a page of jobs the user may see. A normal user asking for all
 // groups gets the jobs of the groups of their permission list only.
 func (s *Service) ListJobs(ctx context.Context, p Principal, q JobQuery, offset, limit int) ([]schema.Job, int, error) {
-	f := schema.JobFilter{JobGroup: q.JobGroup, TriggerStatus: q.TriggerStatus, JobDesc: q.JobDesc, Handler: q.Handler, Author: q.Author}
+	f := schema.JobFilter{JobGroup: q.JobGroup, TriggerStatus: q.TriggerStatus, JobDesc: q.JobDesc, Handler: q.Handler, Author: q.Author, Tag: q.Tag}
 	if q.JobGroup > 0 {
 		if !p.CanGroup(q.JobGroup) {
 			return nil, 0, s.errDenied()
@@ -183,6 +187,13 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 	}
 	if err := s.validateCalendars(ctx, in.CalendarIDs); err != nil {
 		return err
+	}
+	if in.Tags != nil {
+		tags, err := schema.NormalizeTags(*in.Tags)
+		if err != nil {
+			return s.fail(Invalid, "console_invalid_because", fieldName("tags"), err.Error())
+		}
+		in.Tags = &tags
 	}
 	for _, c := range []struct {
 		field, v string
@@ -325,6 +336,9 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 	if in.CalendarIDs != nil {
 		job.CalendarIDs = *in.CalendarIDs
 	}
+	if in.Tags != nil {
+		job.Tags = *in.Tags
+	}
 	if in.TriggerStatus == 1 {
 		if err := s.checkStartable(job); err != nil {
 			return 0, err
@@ -443,11 +457,14 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	if in.CalendarIDs != nil {
 		upd.CalendarIDs = *in.CalendarIDs
 	}
+	if in.Tags != nil {
+		upd.Tags = *in.Tags
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
 			return err
 		}
-		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) {
+		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) && slices.Equal(upd.Tags, old.Tags) {
 			return nil
 		}
 		return s.saveOptions(ctx, upd.ID, upd)

@@ -11,7 +11,7 @@
   const groups = new Map((boot.groups || []).map((g) => [g.id, g]));
   const list = listPage({
     endpoint: '/jobinfo/pageList', table: 'jobs-table', row, reloadOn: ['jobGroup', 'triggerStatus'],
-    fields: { jobGroup: '0', triggerStatus: '-1', jobDesc: '', executorHandler: '', author: '' },
+    fields: { jobGroup: '0', triggerStatus: '-1', jobDesc: '', executorHandler: '', author: '', tag: '' },
   });
   const { state, load } = list;
   if (!groups.has(+filters.jobGroup.value)) filters.jobGroup.value = '0';
@@ -27,6 +27,15 @@
     }
     if (j.scheduleType === 'FIX_RATE') return [el('span', { class: 'tag' }, label('stype', 'FIX_RATE')), ' ', el('code', {}, j.scheduleConf + 's')];
     return el('span', { class: 'muted' }, label('stype', j.scheduleType).split(/[（(]/)[0].trim());
+  }
+
+  // tagsCell shows a job's tags as chips; a click filters the list by that tag.
+  function tagsCell(j) {
+    if (!j.tags || !j.tags.length) return null;
+    return el('div', { class: 'job-tags' }, j.tags.map((tag) => el('button', {
+      type: 'button', class: 'tag tag-job', dataset: { tag }, title: t('jobs_filter_tag') + ': ' + tag,
+      onclick: (e) => { e.stopPropagation(); filters.tag.value = tag; filters.requestSubmit(); },
+    }, tag)));
   }
 
   // nextCell shows a fire time as date over time, so the column stays narrow.
@@ -54,7 +63,7 @@
     ]);
     return el('tr', { dataset: { id: j.id } },
       el('td', { class: 'col-id mono' }, String(j.id)),
-      el('td', { class: 'cell-main' }, el('div', { class: 'strong' }, j.jobDesc), el('div', { class: 'sub' }, groupName(j.jobGroup))),
+      el('td', { class: 'cell-main' }, el('div', { class: 'strong' }, j.jobDesc), el('div', { class: 'sub' }, groupName(j.jobGroup)), tagsCell(j)),
       el('td', { class: 'cell-sched' }, scheduleCell(j)),
       el('td', { class: 'cell-mode' }, el('div', { class: 'nowrap' }, label('glue', j.glueType)), j.glueType === 'BEAN' ? el('div', { class: 'sub mono' }, j.executorHandler) : null),
       el('td', {}, j.author),
@@ -194,6 +203,7 @@
       }
       cronIn.value = j.scheduleType === 'CRON' ? j.scheduleConf || '' : '';
       zoneIn.value = j.timeZone || '';
+      form.tags.value = (j.tags || []).join(', ');
       if (calSel) Array.from(calSel.options).forEach((o) => { o.selected = (j.calendarIds || []).includes(+o.value); });
       rateIn.value = j.scheduleType === 'FIX_RATE' ? j.scheduleConf || '' : '';
       if (mode === 'copy') setVal('jobDesc', (j.jobDesc || '') + t('common_copy_suffix'));
@@ -261,6 +271,7 @@
       executorHandler: glueSel.value === 'BEAN' ? v('executorHandler') : '', executorParam: form.executorParam.value,
       executorTimeout: v('executorTimeout') || '0', executorFailRetryCount: v('executorFailRetryCount') || '0',
       childJobId: child, glueType: glueSel.value, timeZone: type === 'CRON' ? zoneIn.value.trim() : '',
+      tags: v('tags'),
     };
     if (calSel) params.calendarIds = chosenCalendars().join(',');
     let path = '/jobinfo/insert';

@@ -1,0 +1,61 @@
+package console_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Job tags in the console's JSON: the form's comma-separated field saves them
+// (normalised), an update without it keeps them, an empty one clears them, the job
+// list carries them and filters by one, and a bad tag is refused with nothing saved.
+func TestJobTagsForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	f := jobForm(1)
+	f.Set("tags", "billing, a b")
+	require.Equal(t, `Tags is not valid: tag "a b": a tag has letters a-z, digits and - _ . : / only`, c.refused("/jobinfo/add", f))
+	require.Zero(t, b.db.Count(t, "xxl_job_info", "job_desc = 'a job'"), "nothing is saved")
+
+	f.Set("tags", "Nightly,billing,nightly")
+	var ids string
+	require.NoError(t, json.Unmarshal(c.ok("/jobinfo/add", f).payload(), &ids))
+	id, err := strconv.Atoi(ids)
+	require.NoError(t, err)
+	other := jobForm(1)
+	other.Set("jobDesc", "untagged")
+	c.ok("/jobinfo/add", other)
+
+	list := func(tag string) map[int][]any {
+		t.Helper()
+		e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "-1", "triggerStatus", "-1", "tag", tag))
+		var page struct {
+			Data []map[string]any `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(e.payload(), &page))
+		out := map[int][]any{}
+		for _, row := range page.Data {
+			tags, _ := row["tags"].([]any)
+			out[int(row["id"].(float64))] = tags
+		}
+		return out
+	}
+	require.Equal(t, map[int][]any{id: {"billing", "nightly"}}, list("nightly"), "the filter keeps the tagged job, lower case, sorted")
+	require.Empty(t, list("night"), "whole tags only")
+	require.Len(t, list(""), 3, "no filter: the seed job too")
+
+	upd := jobForm(1)
+	upd.Set("id", ids)
+	upd.Set("jobDesc", "renamed")
+	c.ok("/jobinfo/update", upd)
+	require.Equal(t, []any{"billing", "nightly"}, list("billing")[id], "an update without the field keeps the tags")
+	upd.Set("tags", "")
+	c.ok("/jobinfo/update", upd)
+	require.Empty(t, list("billing"))
+	require.Zero(t, b.db.Count(t, schema.JobOptionTable, "job_id = ?", id), "no option row is kept for a job without options")
+}

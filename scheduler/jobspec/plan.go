@@ -1,0 +1,618 @@
+package jobspec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Action is what applying a file does to one job or group.
+type Action string
+
+// Actions of a plan.
+const (
+	Create    Action = "create"
+	Change    Action = "change"
+	Unchanged Action = "unchanged"
+	Delete    Action = "delete"
+	// Kept is a job of a group of the file that the file does not hold, left alone
+	// because --prune was not given.
+	Kept Action = "not in file"
+)
+
+// FieldChange is one field a change sets: before and after as the file writes them.
+type FieldChange struct {
+	Field, Before, After string
+}
+
+// Step is one line of a plan.
+type Step struct {
+	Action Action
+	// Group is the group's app name; Job is the job's name, "" for the group itself.
+	Group, Job string
+	// ID is the job's id in the database (0 for one to create).
+	ID     int
+	Fields []FieldChange
+}
+
+// Plan is what applying a file does, in the file's order, deletions last.
+type Plan struct {
+	Steps []Step
+	// Applied is false for a dry run.
+	Applied bool
+	// Warning is the console's warning after a save, "" when none: jobs have a time
+	// zone or calendars and an admin that ignores them (a Java admin) scans the
+	// database.
+	Warning string
+}
+
+// Count counts the plan's steps of an action (group steps included).
+func (p *Plan) Count(a Action) int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// Write prints the plan as `terraform plan` does: one line a job, the changed fields
+// under it, and a summary.
+func (p *Plan) Write(w io.Writer) {
+	mark := map[Action]string{Create: "+", Change: "~", Unchanged: "=", Delete: "-", Kept: "?"}
+	for _, s := range p.Steps {
+		what := "job " + s.Group + "/" + s.Job
+		if s.Job == "" {
+			what = "group " + s.Group
+		}
+		id := ""
+		if s.ID > 0 {
+			id = " (id " + strconv.Itoa(s.ID) + ")"
+		}
+		note := ""
+		if s.Action == Kept {
+			note = "; kept, --prune deletes it"
+		}
+		fmt.Fprintf(w, "%s %s %s%s%s\n", mark[s.Action], s.Action, what, id, note)
+		for _, f := range s.Fields {
+			if s.Action == Create {
+				fmt.Fprintf(w, "    %s: %s\n", f.Field, f.After)
+				continue
+			}
+			fmt.Fprintf(w, "    %s: %s -> %s\n", f.Field, f.Before, f.After)
+		}
+	}
+	if p.Applied {
+		fmt.Fprintf(w, "Applied: %d created, %d changed, %d unchanged, %d deleted",
+			p.Count(Create), p.Count(Change), p.Count(Unchanged), p.Count(Delete))
+	} else {
+		fmt.Fprintf(w, "Plan: %d to create, %d to change, %d unchanged, %d to delete",
+			p.Count(Create), p.Count(Change), p.Count(Unchanged), p.Count(Delete))
+	}
+	if n := p.Count(Kept); n > 0 {
+		fmt.Fprintf(w, ", %d not in the file (kept)", n)
+	}
+	if !p.Applied {
+		fmt.Fprint(w, "; dry run, nothing was changed")
+	}
+	fmt.Fprintln(w)
+	if p.Warning != "" {
+		fmt.Fprintln(w, p.Warning)
+	}
+}
+
+// Target is the database a file is applied to, and the console's rules over it.
+type Target struct {
+	Store   *schema.Store
+	Service *manage.Service
+	// Principal makes the changes: an administrator, recorded in the audit log under
+	// its actor (the command uses "cli:jobs-apply").
+	Principal manage.Principal
+}
+
+// Options of Apply.
+type Options struct {
+	// DryRun checks the file against the console's rules and computes the plan, then
+	// rolls everything back.
+	DryRun bool
+	// Prune deletes the jobs of the file's groups that the file does not hold.
+	Prune bool
+}
+
+// errDryRun rolls back the transaction of a dry run.
+var errDryRun = errors.New("dry run")
+
+// Apply makes the database hold the file's jobs, in one transaction: groups the
+// database lacks are created, jobs matched by group app name and job name are
+// created or changed through the console's rules, and with Prune the other jobs of
+// the file's groups are deleted. A file with errors (Errors, each naming its line)
+// changes nothing. The audit log gets an entry per change, after the commit.
+func Apply(ctx context.Context, t Target, f *File, o Options) (*Plan, error) {
+	var plan *Plan
+	err := t.Store.InTx(ctx, func(ctx context.Context) error {
+		a := &applier{t: t, f: f, o: o}
+		var err error
+		if plan, err = a.run(ctx); err != nil {
+			return err
+		}
+		if o.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	var errs Errors
+	if errors.As(err, &errs) {
+		slices.SortStableFunc(errs, func(a, b LineError) int { return a.Line - b.Line })
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan.Applied = !o.DryRun
+	if plan.Applied {
+		plan.Warning = t.Service.JavaAdminWarning(ctx)
+	}
+	return plan, nil
+}
+
+type applier struct {
+	t    Target
+	f    *File
+	o    Options
+	errs Errors
+
+	groups    map[string]schema.Group // by app name
+	appByID   map[int]string
+	calByName map[string]int
+	calByID   map[int]string
+	// current jobs by group app name and name; ids by "app/name".
+	current map[string]map[string]schema.Job
+	ids     map[string]int
+	byID    map[int]schema.Job
+}
+
+func (a *applier) fail(line int, format string, args ...any) {
+	a.errs = append(a.errs, LineError{Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// refusal records the console's refusal of a change; other errors stop the apply.
+func (a *applier) refusal(line int, what string, err error) error {
+	var me *manage.Error
+	if errors.As(err, &me) {
+		a.fail(line, "%s: %s", what, me.Msg)
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (a *applier) load(ctx context.Context) error {
+	st := a.t.Store
+	groups, err := st.Groups(ctx, -1)
+	if err != nil {
+		return err
+	}
+	a.groups, a.appByID = map[string]schema.Group{}, map[int]string{}
+	for _, g := range groups {
+		a.groups[g.AppName] = g
+		a.appByID[g.ID] = g.AppName
+	}
+	cals, err := st.Calendars(ctx)
+	if err != nil {
+		return err
+	}
+	a.calByName, a.calByID = map[string]int{}, map[int]string{}
+	for _, c := range cals {
+		a.calByName[c.Name], a.calByID[c.ID] = c.ID, c.Name
+	}
+	a.current, a.ids, a.byID = map[string]map[string]schema.Job{}, map[string]int{}, map[int]schema.Job{}
+	for _, g := range groups {
+		jobs, err := st.JobsOfGroup(ctx, g.ID)
+		if err != nil {
+			return err
+		}
+		m := map[string]schema.Job{}
+		for _, j := range jobs {
+			a.byID[j.ID] = j
+			if _, dup := m[j.JobDesc]; dup {
+				a.ids[g.AppName+"/"+j.JobDesc] = -1 // ambiguous
+				continue
+			}
+			m[j.JobDesc] = j
+			a.ids[g.AppName+"/"+j.JobDesc] = j.ID
+		}
+		a.current[g.AppName] = m
+	}
+	return nil
+}
+
+// spec is a stored job as a file writes it.
+func (a *applier) spec(j schema.Job) Job {
+	out := Job{
+		Name: j.JobDesc, Author: j.Author, AlarmEmail: j.AlarmEmail, Tags: j.Tags,
+		ScheduleType: j.ScheduleType, ScheduleConf: j.ScheduleConf, TimeZone: j.TimeZone,
+		MisfireStrategy: j.MisfireStrategy, ExecutorRouteStrategy: j.ExecutorRouteStrategy,
+		ExecutorHandler: j.ExecutorHandler, ExecutorParam: j.ExecutorParam,
+		ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
+		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, Running: j.TriggerStatus == 1,
+	}
+	if j.GlueType != "BEAN" {
+		out.GlueSource, out.GlueRemark = j.GlueSource, j.GlueRemark
+	}
+	for _, id := range j.CalendarIDs {
+		if name, ok := a.calByID[id]; ok {
+			out.Calendars = append(out.Calendars, name)
+		} else {
+			out.Calendars = append(out.Calendars, "#"+strconv.Itoa(id))
+		}
+	}
+	app := a.appByID[j.JobGroup]
+	for _, item := range strings.Split(j.ChildJobID, ",") {
+		id, err := strconv.Atoi(strings.TrimSpace(item))
+		if err != nil {
+			continue
+		}
+		c, ok := a.byID[id]
+		if !ok {
+			out.ChildJobs = append(out.ChildJobs, "#"+strconv.Itoa(id))
+			continue
+		}
+		if capp := a.appByID[c.JobGroup]; capp == app {
+			out.ChildJobs = append(out.ChildJobs, c.JobDesc)
+		} else {
+			out.ChildJobs = append(out.ChildJobs, capp+"/"+c.JobDesc)
+		}
+	}
+	return out
+}
+
+// normalize fills the console's defaults into a file's job so that it compares with
+// a stored one.
+func normalize(j *Job) error {
+	if j.ScheduleType == "" {
+		j.ScheduleType = "NONE"
+	}
+	if j.MisfireStrategy == "" {
+		j.MisfireStrategy = "DO_NOTHING"
+	}
+	if j.ExecutorRouteStrategy == "" {
+		j.ExecutorRouteStrategy = "FIRST"
+	}
+	if j.ExecutorBlockStrategy == "" {
+		j.ExecutorBlockStrategy = "SERIAL_EXECUTION"
+	}
+	if j.GlueType == "" {
+		j.GlueType = "BEAN"
+	}
+	if j.GlueType == "BEAN" {
+		// Never runs; the console keeps none for normal users either.
+		j.GlueSource, j.GlueRemark = "", ""
+	}
+	if j.GlueType == "GLUE_SHELL" {
+		j.GlueSource = strings.ReplaceAll(j.GlueSource, "\r", "")
+	}
+	j.ExecutorHandler = strings.TrimSpace(j.ExecutorHandler)
+	tags, err := schema.NormalizeTags(j.Tags)
+	j.Tags = tags
+	return err
+}
+
+// childRef resolves a child job reference of a job of group app to "app/name".
+func childRef(app, ref string) string {
+	if strings.Contains(ref, "/") {
+		return ref
+	}
+	return app + "/" + ref
+}
+
+func (a *applier) run(ctx context.Context) (*Plan, error) {
+	if err := a.load(ctx); err != nil {
+		return nil, err
+	}
+	inFile, fileApps := map[string]bool{}, map[string]bool{}
+	for _, g := range a.f.Groups {
+		fileApps[g.AppName] = true
+		for _, j := range g.Jobs {
+			inFile[g.AppName+"/"+j.Name] = true
+		}
+	}
+	// What is wanted, checked against the file and the database before any write.
+	type item struct {
+		app  string
+		want Job
+		cur  *schema.Job
+	}
+	var items []item
+	for gi := range a.f.Groups {
+		g := &a.f.Groups[gi]
+		if _, ok := a.groups[g.AppName]; !ok && a.t.Store.Layout().GroupAccessToken {
+			// A token is a secret the file should not hold, and one made up here would
+			// leave the group's executors unable to register.
+			a.fail(g.line, "group %s is not in the database; on the 3.5 layout each group has its own access token: create the group in the console first", g.AppName)
+		}
+		for ji := range g.Jobs {
+			j := g.Jobs[ji]
+			if err := normalize(&j); err != nil {
+				a.fail(j.line, "job %q: %v", j.Name, err)
+			}
+			for _, c := range j.Calendars {
+				if _, ok := a.calByName[c]; !ok {
+					a.fail(j.line, "job %q: no calendar named %q (create it in the console first)", j.Name, c)
+				}
+			}
+			for _, c := range j.ChildJobs {
+				ref := childRef(g.AppName, c)
+				app, _, _ := strings.Cut(ref, "/")
+				switch id, ok := a.ids[ref]; {
+				case inFile[ref]:
+				case !ok || id <= 0:
+					a.fail(j.line, "job %q: child job %q is neither in the file nor in the database", j.Name, ref)
+				case a.o.Prune && fileApps[app]:
+					a.fail(j.line, "job %q: child job %q is not in the file, so --prune would delete it", j.Name, ref)
+				}
+			}
+			it := item{app: g.AppName, want: j}
+			switch id := a.ids[g.AppName+"/"+j.Name]; {
+			case id < 0:
+				a.fail(j.line, "job %q: group %s has several jobs of this name; rename them apart in the console first", j.Name, g.AppName)
+			case id > 0:
+				cur := a.byID[id]
+				it.cur = &cur
+				if cur.GlueType != j.GlueType {
+					a.fail(j.line, "job %q: glueType %s cannot change to %s (the console cannot either); delete the job or give it another name", j.Name, cur.GlueType, j.GlueType)
+				}
+			}
+			items = append(items, it)
+		}
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+
+	plan := &Plan{}
+	p := a.t.Principal
+	svc := a.t.Service
+	// Groups the database lacks.
+	for _, g := range a.f.Groups {
+		if _, ok := a.groups[g.AppName]; ok {
+			continue
+		}
+		title := g.Title
+		if strings.TrimSpace(title) == "" {
+			title = g.AppName
+		}
+		id, err := svc.AddGroup(ctx, p, manage.GroupInput{AppName: g.AppName, Title: title})
+		if err != nil {
+			if err := a.refusal(g.line, "group "+g.AppName, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		a.groups[g.AppName] = schema.Group{ID: id, AppName: g.AppName, Title: title}
+		a.appByID[id] = g.AppName
+		plan.Steps = append(plan.Steps, Step{Action: Create, Group: g.AppName, Fields: []FieldChange{{"title", `""`, quote(title)}}})
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	// Jobs to create, without their child jobs (which may be created after them).
+	for i := range items {
+		it := &items[i]
+		if it.cur != nil {
+			continue
+		}
+		in := a.input(it.app, it.want)
+		in.ChildJobID = ""
+		id, err := svc.AddJob(ctx, p, in)
+		if err != nil {
+			if err := a.refusal(it.want.line, "job "+quote(it.want.Name), err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		a.ids[it.app+"/"+it.want.Name] = id
+		created, err := a.t.Store.LoadJob(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		a.byID[id] = created
+		plan.Steps = append(plan.Steps, Step{Action: Create, Group: it.app, Job: it.want.Name, Fields: diff(Job{Name: it.want.Name}, it.want)})
+	}
+	// Every job to its state: fields, child jobs, GLUE source, running. Jobs refused
+	// above are left out, so that the other jobs' refusals are reported too.
+	for _, it := range items {
+		id := a.ids[it.app+"/"+it.want.Name]
+		if id <= 0 {
+			continue
+		}
+		before := a.spec(a.byID[id])
+		if it.cur == nil {
+			before.ChildJobs, before.Running = nil, false
+		}
+		want := it.want
+		want.line = 0
+		changes := diff(before, want)
+		if it.cur != nil {
+			step := Step{Action: Unchanged, Group: it.app, Job: it.want.Name, ID: id, Fields: changes}
+			if len(changes) > 0 {
+				step.Action = Change
+			}
+			plan.Steps = append(plan.Steps, step)
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		if err := a.update(ctx, id, it.app, before, want); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	// Jobs of the file's groups that the file does not hold.
+	for _, g := range a.f.Groups {
+		for _, j := range sortedJobs(a.current[g.AppName]) {
+			if inFile[g.AppName+"/"+j.JobDesc] {
+				continue
+			}
+			if !a.o.Prune {
+				plan.Steps = append(plan.Steps, Step{Action: Kept, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
+				continue
+			}
+			if err := svc.RemoveJob(ctx, p, j.ID); err != nil {
+				if err := a.refusal(g.line, "delete job "+quote(j.JobDesc), err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			plan.Steps = append(plan.Steps, Step{Action: Delete, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
+		}
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	return plan, nil
+}
+
+// update brings job id from before to want through the console's operations.
+func (a *applier) update(ctx context.Context, id int, app string, before, want Job) error {
+	svc, p, line := a.t.Service, a.t.Principal, want.line
+	for _, it := range a.f.Groups {
+		for _, j := range it.Jobs {
+			if it.AppName == app && j.Name == want.Name {
+				line = j.line
+			}
+		}
+	}
+	what := "job " + quote(want.Name)
+	form := before
+	form.Running, form.GlueSource, form.GlueRemark = false, "", ""
+	wform := want
+	wform.Running, wform.GlueSource, wform.GlueRemark = false, "", ""
+	if len(diff(form, wform)) > 0 {
+		in := a.input(app, want)
+		in.ID = id
+		if err := svc.UpdateJob(ctx, p, in); err != nil {
+			return a.refusal(line, what, err)
+		}
+	}
+	if want.GlueType != "BEAN" && (before.GlueSource != want.GlueSource || before.GlueRemark != want.GlueRemark) {
+		remark := want.GlueRemark
+		if strings.TrimSpace(remark) == "" {
+			remark = "jobs apply"
+		}
+		if err := svc.SaveGlue(ctx, p, manage.GlueInput{JobID: id, Source: want.GlueSource, Remark: remark}); err != nil {
+			return a.refusal(line, what+" GLUE source", err)
+		}
+	}
+	if before.Running != want.Running {
+		var err error
+		if want.Running {
+			err = svc.StartJob(ctx, p, id)
+		} else {
+			err = svc.StopJob(ctx, p, id)
+		}
+		if err != nil {
+			return a.refusal(line, what, err)
+		}
+	}
+	return nil
+}
+
+// input is the console's job form for a file's job of group app.
+func (a *applier) input(app string, j Job) manage.JobInput {
+	zone, tags := j.TimeZone, slices.Clone(j.Tags)
+	cals := []int{}
+	for _, c := range j.Calendars {
+		cals = append(cals, a.calByName[c])
+	}
+	var children []string
+	for _, c := range j.ChildJobs {
+		if id := a.ids[childRef(app, c)]; id > 0 {
+			children = append(children, strconv.Itoa(id))
+		}
+	}
+	if tags == nil {
+		tags = []string{}
+	}
+	return manage.JobInput{
+		JobGroup: a.groups[app].ID, JobDesc: j.Name, Author: j.Author, AlarmEmail: j.AlarmEmail,
+		ScheduleType: j.ScheduleType, ScheduleConf: j.ScheduleConf, MisfireStrategy: j.MisfireStrategy,
+		ExecutorRouteStrategy: j.ExecutorRouteStrategy, ExecutorHandler: j.ExecutorHandler,
+		ExecutorParam: j.ExecutorParam, ExecutorBlockStrategy: j.ExecutorBlockStrategy,
+		ExecutorTimeout: j.ExecutorTimeout, ExecutorFailRetryCount: j.ExecutorFailRetryCount,
+		GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
+		ChildJobID: strings.Join(children, ","), TimeZone: &zone, CalendarIDs: &cals, Tags: &tags,
+	}
+}
+
+func sortedJobs(m map[string]schema.Job) []schema.Job {
+	out := make([]schema.Job, 0, len(m))
+	for _, j := range m {
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(x, y schema.Job) int { return x.ID - y.ID })
+	return out
+}
+
+// diff lists the fields that differ between two jobs, by their file keys. GLUE
+// source is shown by its size, not its text.
+func diff(before, after Job) []FieldChange {
+	var out []FieldChange
+	vb, va := reflect.ValueOf(before), reflect.ValueOf(after)
+	t := vb.Type()
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag.Get("yaml")
+		if tag == "" {
+			continue
+		}
+		key := strings.Split(tag, ",")[0]
+		b, a := show(vb.Field(i)), show(va.Field(i))
+		if b == a {
+			continue
+		}
+		if key == "glueSource" {
+			b, a = size(before.GlueSource), size(after.GlueSource)
+			if b == a {
+				b, a = b+" (old text)", a+" (new text)"
+			}
+		}
+		out = append(out, FieldChange{Field: key, Before: b, After: a})
+	}
+	return out
+}
+
+func show(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return quote(v.String())
+	case reflect.Slice:
+		items := make([]string, v.Len())
+		for i := range items {
+			items[i] = v.Index(i).String()
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	default:
+		return fmt.Sprint(v.Interface())
+	}
+}
+
+func size(s string) string {
+	lines := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		lines++
+	}
+	return fmt.Sprintf("%d line(s), %d byte(s)", lines, len(s))
+}
+
+func quote(s string) string { return strconv.Quote(s) }
