@@ -46,6 +46,8 @@ type Job struct {
 	// (SaveJobOption writes them).
 	TimeZone    string
 	CalendarIDs []int
+	// Retry is the job's retry back-off (xxl_admin_job_option too); zero: at once.
+	Retry RetryBackoff
 }
 
 // Log is a row of xxl_job_log: one trigger attempt (one shard).
