@@ -13,8 +13,8 @@ import (
 // whichever admin owns it then. The retry count stays upstream's
 // executor_fail_retry_count; a job without a back-off retries at once, as upstream.
 
-// maxRetryWait bounds any retry wait (and the validation of the settings): a day.
-const maxRetryWait = 24 * time.Hour
+// MaxRetryWait bounds any retry wait, and the settings a job may be given: a day.
+const MaxRetryWait = 24 * time.Hour
 
 // RetryNumber is which retry of a run's chain of retries a failed log's retry is: 1
 // for the retry of the first run. Each retry carries the remaining count, one less
@@ -37,7 +37,7 @@ func RetryWait(b schema.RetryBackoff, n int, jitter func(n int64) int64) time.Du
 	switch b.Kind {
 	case schema.RetryFixed:
 	case schema.RetryExponential:
-		for i := 1; i < n && (b.CapMs <= 0 || wait < b.CapMs) && wait < maxRetryWait.Milliseconds(); i++ {
+		for i := 1; i < n && (b.CapMs <= 0 || wait < b.CapMs) && wait < MaxRetryWait.Milliseconds(); i++ {
 			wait *= 2
 		}
 		if b.CapMs > 0 {
@@ -46,7 +46,7 @@ func RetryWait(b schema.RetryBackoff, n int, jitter func(n int64) int64) time.Du
 	default:
 		return 0
 	}
-	wait = min(wait, maxRetryWait.Milliseconds())
+	wait = min(wait, MaxRetryWait.Milliseconds())
 	if b.Jitter > 0 && jitter != nil {
 		if spread := wait * int64(min(b.Jitter, 100)) / 100; spread > 0 {
 			wait += jitter(spread + 1)

@@ -87,6 +87,7 @@ type jobJSON struct {
 	TimeZone string `json:"timeZone,omitempty"`
 	// CalendarIDs are the job's exclusion calendars; absent when none.
 	CalendarIDs []int `json:"calendarIds,omitempty"`
+	manage.RetryJSON
 }
 
 func (d dates) job(j schema.Job) jobJSON {
@@ -98,7 +99,7 @@ func (d dates) job(j schema.Job) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: d.entity(j.GlueUpdatetime), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
-		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs,
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, RetryJSON: manage.RetryJSONOf(j.Retry),
 	}
 }
 

@@ -95,6 +95,7 @@ type jobBody struct {
 	TimeZone *string `json:"timeZone"`
 	// CalendarIDs are the job's exclusion calendars; absent keeps them on updateJob.
 	CalendarIDs *[]int `json:"calendarIds"`
+	manage.RetryBody
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -116,7 +117,7 @@ func (b jobBody) input() manage.JobInput {
 		zone := strings.TrimSpace(*b.TimeZone)
 		in.TimeZone = &zone
 	}
-	in.CalendarIDs = b.CalendarIDs
+	in.CalendarIDs, in.Retry = b.CalendarIDs, b.RetryBody.Input()
 	if b.ID != nil {
 		in.ID = *b.ID
 	}

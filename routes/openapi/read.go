@@ -65,6 +65,7 @@ type jobJSON struct {
 	TimeZone string `json:"timeZone,omitempty"`
 	// CalendarIDs are the job's exclusion calendars; absent when none.
 	CalendarIDs []int `json:"calendarIds,omitempty"`
+	manage.RetryJSON
 }
 
 // logJSON is a run (one log row) with its status: "pending" (not triggered yet),
@@ -204,7 +205,7 @@ func jobOut(j schema.Job, loc *time.Location) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: dateTime(j.GlueUpdatetime, loc), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
-		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs}
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, RetryJSON: manage.RetryJSONOf(j.Retry)}
 }
 
 func logOut(l schema.Log, loc *time.Location) logJSON {

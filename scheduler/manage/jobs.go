@@ -68,6 +68,9 @@ type JobInput struct {
 	TimeZone *string
 	// CalendarIDs are the exclusion calendars of the job; nil leaves them as they are.
 	CalendarIDs *[]int
+	// Retry is how long the job's retries wait (the zero value: at once, as upstream);
+	// nil leaves it as it is.
+	Retry *schema.RetryBackoff
 }
 
 // JobQuery filters the job list.
@@ -182,6 +185,9 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 		return err
 	}
 	if err := s.validateCalendars(ctx, in.CalendarIDs); err != nil {
+		return err
+	}
+	if err := s.validateRetry(in.Retry); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -325,6 +331,9 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 	if in.CalendarIDs != nil {
 		job.CalendarIDs = *in.CalendarIDs
 	}
+	if in.Retry != nil {
+		job.Retry = *in.Retry
+	}
 	if in.TriggerStatus == 1 {
 		if err := s.checkStartable(job); err != nil {
 			return 0, err
@@ -443,11 +452,14 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	if in.CalendarIDs != nil {
 		upd.CalendarIDs = *in.CalendarIDs
 	}
+	if in.Retry != nil {
+		upd.Retry = *in.Retry
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
 			return err
 		}
-		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) {
+		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) && upd.Retry == old.Retry {
 			return nil
 		}
 		return s.saveOptions(ctx, upd.ID, upd)
