@@ -1,6 +1,7 @@
 package console
 
 import (
+	"strings"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
@@ -163,6 +164,10 @@ type logJSON struct {
 	HandleCode             int     `json:"handleCode"`
 	HandleMsg              *string `json:"handleMsg"`
 	AlarmStatus            int     `json:"alarmStatus"`
+	// Scheduled marks a run accepted and waiting for its time (a retry's back-off, a
+	// fire read ahead): its triggerTime is when it fires. Absent otherwise, so that
+	// such rows stay upstream's bytes.
+	Scheduled bool `json:"scheduled,omitempty"`
 }
 
 func (d dates) logs(ls []schema.Log) []logJSON {
@@ -178,6 +183,7 @@ func (d dates) logs(ls []schema.Log) []logJSON {
 			ExecutorShardingParam: nullable(l.ExecutorShardingParam), ExecutorFailRetryCount: l.ExecutorFailRetryCount,
 			TriggerTime: d.log(l.TriggerTime), TriggerCode: l.TriggerCode, TriggerMsg: nullable(l.TriggerMsg),
 			HandleTime: d.log(l.HandleTime), HandleCode: l.HandleCode, HandleMsg: hmsg, AlarmStatus: l.AlarmStatus,
+			Scheduled: l.TriggerCode == 0 && l.HandleCode == 0 && strings.HasPrefix(l.TriggerMsg, schema.ClaimPrefix),
 		}
 	}
 	return out
