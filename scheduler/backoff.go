@@ -55,17 +55,32 @@ func RetryWait(b schema.RetryBackoff, n int, jitter func(n int64) int64) time.Du
 	return time.Duration(wait) * time.Millisecond
 }
 
-// retryNotBefore is when the retry of the failed log l of job may fire: its failure
-// (the result's time, or the trigger's when the trigger failed) plus the job's wait.
-// The zero time for a job without a back-off (at once).
-func retryNotBefore(job schema.Job, l schema.Log) (time.Time, time.Duration) {
-	wait := RetryWait(job.Retry, RetryNumber(job.ExecutorFailRetryCount, l.ExecutorFailRetryCount), rand.Int64N)
+// retryNotBefore plans the retry of the failed log l of job: when the failure
+// happened, how long the retry waits, and when it may fire (failure + wait). It
+// returns a zero wait for a job without a back-off (at once).
+//
+// The failure is the result's time, or the trigger's when the trigger failed. MySQL
+// keeps those to the second (DATETIME), so a time without a fraction stands for a
+// failure somewhere in that second: it is taken at the second's last millisecond, or
+// now when the monitor runs within that second (the failure was at now or before),
+// so that a retry never goes out sooner than its wait after the real failure.
+func retryNotBefore(job schema.Job, l schema.Log, now time.Time) (failed, notBefore time.Time, wait time.Duration) {
+	wait = RetryWait(job.Retry, RetryNumber(job.ExecutorFailRetryCount, l.ExecutorFailRetryCount), rand.Int64N)
 	if wait <= 0 {
-		return time.Time{}, 0
+		return time.Time{}, time.Time{}, 0
 	}
-	failed := l.HandleTime
+	failed = l.HandleTime
 	if failed.IsZero() {
 		failed = l.TriggerTime
 	}
-	return failed.Add(wait), wait
+	if failed.Nanosecond() == 0 {
+		upTo := failed.Add(time.Second - time.Millisecond)
+		if now = now.Truncate(time.Millisecond); now.Before(upTo) {
+			upTo = now
+		}
+		if upTo.After(failed) {
+			failed = upTo
+		}
+	}
+	return failed, failed.Add(wait), wait
 }

@@ -43,6 +43,34 @@ func TestRetryWait(t *testing.T) {
 	require.Equal(t, 1, scheduler.RetryNumber(1, 5), "the job's count lowered meanwhile")
 }
 
+// The failure a wait counts from: a result time kept to the second (MySQL DATETIME)
+// stands for a failure somewhere in that second, so the retry never goes out sooner
+// than its wait after the real failure.
+func TestRetryNotBeforeCountsFromTheFailure(t *testing.T) {
+	t.Parallel()
+	job := schema.Job{ExecutorFailRetryCount: 2, Retry: schema.RetryBackoff{Kind: schema.RetryFixed, WaitMs: 2000}}
+	second := t0.Add(7 * time.Second)
+	for _, c := range []struct {
+		name       string
+		l          schema.Log
+		now        time.Time
+		wantFailed time.Time
+	}{
+		{"monitor within the second: now", schema.Log{HandleTime: second, ExecutorFailRetryCount: 2}, second.Add(300 * time.Millisecond), second.Add(300 * time.Millisecond)},
+		{"monitor later: the second's last ms", schema.Log{HandleTime: second, ExecutorFailRetryCount: 2}, second.Add(9 * time.Second), second.Add(999 * time.Millisecond)},
+		{"a time with a fraction is exact", schema.Log{HandleTime: second.Add(250 * time.Millisecond), ExecutorFailRetryCount: 2}, second.Add(9 * time.Second), second.Add(250 * time.Millisecond)},
+		{"trigger failed: the trigger's time", schema.Log{TriggerTime: second, ExecutorFailRetryCount: 1}, second, second},
+	} {
+		failed, notBefore, wait := scheduler.RetryNotBefore(job, c.l, c.now)
+		require.Equal(t, 2*time.Second, wait, c.name)
+		require.Equal(t, c.wantFailed, failed, c.name)
+		require.Equal(t, c.wantFailed.Add(wait), notBefore, c.name)
+	}
+	_, notBefore, wait := scheduler.RetryNotBefore(schema.Job{ExecutorFailRetryCount: 2}, schema.Log{HandleTime: second}, second)
+	require.Zero(t, wait, "no back-off: at once")
+	require.True(t, notBefore.IsZero())
+}
+
 // A failed run's retry waits its back-off in the database: the fail monitor accepts it
 // with not-before = failure + wait (1 s, 2 s, 4 s, then the 4 s cap), the run history
 // shows the claim row at that time, and it fires when its time comes, not before.
@@ -71,7 +99,8 @@ func TestRetryBackoffWaitsInTheDatabase(t *testing.T) {
 		require.Equal(t, failed.HandleTime.Add(wait).UnixMilli(), notBefore)
 		failedNow, err := b.store.LoadLog(ctx, failed.ID)
 		require.NoError(t, err)
-		require.Contains(t, failedNow.TriggerMsg, "Fail retry trigger (waits "+wait.String()+", not before ")
+		require.Contains(t, failedNow.TriggerMsg, "Fail retry trigger (waits "+wait.String()+" from the failure at "+
+			failed.HandleTime.In(b.db.Loc).Format("2006-01-02 15:04:05.000")+": not before ")
 
 		b.clock.Set(failed.HandleTime.Add(wait - time.Millisecond))
 		require.NoError(t, b.sched.FireDueOnce(ctx))

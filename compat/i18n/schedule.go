@@ -10,7 +10,7 @@ func init() {
 }
 
 var scheduleEn = map[string]string{
-	"jobconf_retry_wait":         "(waits {0}, not before {1})",
+	"jobconf_retry_wait":         "(waits {0} from the failure at {1}: not before {2})",
 	"console_f_retry_backoff":    "Retry wait",
 	"console_f_retry_wait":       "Retry wait (ms)",
 	"console_f_retry_cap":        "Longest retry wait (ms)",
@@ -33,7 +33,7 @@ var scheduleEn = map[string]string{
 }
 
 var scheduleZhCN = map[string]string{
-	"jobconf_retry_wait":         "（等待 {0}，不早于 {1}）",
+	"jobconf_retry_wait":         "（自失败时刻 {1} 起等待 {0}：不早于 {2}）",
 	"console_f_retry_backoff":    "重试等待",
 	"console_f_retry_wait":       "重试等待（毫秒）",
 	"console_f_retry_cap":        "最长重试等待（毫秒）",
@@ -56,7 +56,7 @@ var scheduleZhCN = map[string]string{
 }
 
 var scheduleZhTC = map[string]string{
-	"jobconf_retry_wait":         "（等待 {0}，不早於 {1}）",
+	"jobconf_retry_wait":         "（自失敗時刻 {1} 起等待 {0}：不早於 {2}）",
 	"console_f_retry_backoff":    "重試等待",
 	"console_f_retry_wait":       "重試等待（毫秒）",
 	"console_f_retry_cap":        "最長重試等待（毫秒）",
