@@ -107,9 +107,11 @@ func TestRetryBackoffWaitsInTheDatabase(t *testing.T) {
 		b.idle(t)
 		require.Len(t, ex.Triggers(), i+1, "retry %d not sent before its time", i+1)
 		b.clock.Set(failed.HandleTime.Add(wait))
-		require.NoError(t, b.sched.FireDueOnce(ctx))
+		require.NoError(t, b.sched.FireDueOnce(ctx)) // or the admin's timer for it, whichever comes first
+		require.Eventually(t, func() bool { return len(ex.Triggers()) == i+2 }, 10*time.Second, 5*time.Millisecond,
+			"retry %d sent at its time", i+1)
 		b.idle(t)
-		require.Len(t, ex.Triggers(), i+2, "retry %d sent at its time", i+1)
+		require.Len(t, ex.Triggers(), i+2, "retry %d sent once", i+1)
 		sent, err := b.store.LoadLog(ctx, retry.ID)
 		require.NoError(t, err)
 		require.Equal(t, 200, sent.TriggerCode)

@@ -233,7 +233,8 @@ func TestRetryBackoffSurvivesKillNine(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, 200, env.Code, env.Msg)
 	waitFor(t, "the failed run's retry accepted and waiting", 30*time.Second, func() bool {
-		return db.Count(t, schema.TriggerTable, "job_id = ?", job) == 1
+		return db.Count(t, "xxl_job_log", "job_id = ? AND handle_code = 500", job) == 1 &&
+			db.Count(t, schema.TriggerTable, "job_id = ?", job) == 1 && len(attempts(t, db, job)) == 2
 	})
 	runs := attempts(t, db, job)
 	require.Len(t, runs, 2)
