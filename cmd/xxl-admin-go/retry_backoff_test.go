@@ -214,8 +214,8 @@ func TestRetryBackoffSurvivesKillNine(t *testing.T) {
 		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
 	}
 	outA, outB := &logLines{t: t}, &logLines{t: t}
-	a := startAdminProcOn(t, bin, dsArgs, outA, nil, "--spring.mail.host=")
-	b := startAdminProcOn(t, bin, dsArgs, outB, nil, "--spring.mail.host=")
+	a := startAdminProcOn(t, bin, dsArgs, outA, nil, "--spring.mail.host=", "--xxl.job.i18n=en")
+	b := startAdminProcOn(t, bin, dsArgs, outB, nil, "--spring.mail.host=", "--xxl.job.i18n=en")
 	node := startNodeExecutorEnv(t, a.base, "backoff-kill", "crash-token")
 	seen, address := proxyRuns(t, node)
 	ctx := t.Context()
