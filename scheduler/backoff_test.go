@@ -76,16 +76,8 @@ func TestRetryNotBeforeCountsFromTheFailure(t *testing.T) {
 // shows the claim row at that time, and it fires when its time comes, not before.
 func TestRetryBackoffWaitsInTheDatabase(t *testing.T) {
 	t.Parallel()
-	b := setup(t, bundleOpts{})
 	ctx := context.Background()
-	ex := b.executor(t, executortest.KindJava342)
-	ex.Handle("failJobHandler", executortest.Behavior{HandleCode: 500, HandleMsg: strp("failed on purpose")})
-	g := b.group(t, "backoff", ex.Address())
-	id := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler, j.ExecutorFailRetryCount = "failJobHandler", 4 })
-	require.NoError(t, b.store.SaveJobOption(ctx, schema.JobOption{JobID: id,
-		Retry: schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000}}))
-
-	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerCron, FailRetryCount: -1}))
+	b, ex, id := failingJob(t, 4, schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000})
 	for i, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second} {
 		failed := b.waitHandled(t, b.logs(t, id)[i].ID)
 		require.NoError(t, b.sched.FailMonitorOnce(ctx))
@@ -126,13 +118,8 @@ func TestRetryBackoffWaitsInTheDatabase(t *testing.T) {
 // A job without a back-off retries at once, as upstream: not-before is the pass.
 func TestRetryWithoutBackoffIsImmediate(t *testing.T) {
 	t.Parallel()
-	b := setup(t, bundleOpts{})
 	ctx := context.Background()
-	ex := b.executor(t, executortest.KindJava342)
-	ex.Handle("failJobHandler", executortest.Behavior{HandleCode: 500, HandleMsg: strp("failed on purpose")})
-	g := b.group(t, "nobackoff", ex.Address())
-	id := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler, j.ExecutorFailRetryCount = "failJobHandler", 1 })
-	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerCron, FailRetryCount: -1}))
+	b, ex, id := failingJob(t, 1, schema.RetryBackoff{})
 	b.waitHandled(t, b.logs(t, id)[0].ID)
 	b.clock.Advance(3 * time.Second)
 	require.NoError(t, b.sched.FailMonitorOnce(ctx))
@@ -140,4 +127,18 @@ func TestRetryWithoutBackoffIsImmediate(t *testing.T) {
 	require.Len(t, ex.Triggers(), 2, "sent by the pass itself")
 	l := b.logs(t, id)[0]
 	require.NotContains(t, l.TriggerMsg, "waits")
+}
+
+// failingJob starts an admin and an executor whose handler always fails, adds a job
+// with that many retries and back-off r, and fires it once.
+func failingJob(t *testing.T, retries int, r schema.RetryBackoff) (*testBundle, *executortest.Executor, int) {
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	ex.Handle("failJobHandler", executortest.Behavior{HandleCode: 500, HandleMsg: strp("failed on purpose")})
+	g := b.group(t, "backoff", ex.Address())
+	id := b.job(t, g, func(j *schema.Job) { j.ExecutorHandler, j.ExecutorFailRetryCount = "failJobHandler", retries })
+	require.NoError(t, b.store.SaveJobOption(ctx, schema.JobOption{JobID: id, Retry: r}))
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerCron, FailRetryCount: -1}))
+	return b, ex, id
 }

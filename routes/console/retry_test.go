@@ -53,21 +53,7 @@ func TestJobRetryBackoffForm(t *testing.T) {
 	want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 10}
 	require.Equal(t, want, job.Retry)
 
-	row := func() map[string]any {
-		t.Helper()
-		e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "1", "triggerStatus", "-1"))
-		var page struct {
-			Data []map[string]any `json:"data"`
-		}
-		require.NoError(t, json.Unmarshal(e.payload(), &page))
-		for _, r := range page.Data {
-			if r["id"].(float64) == float64(id) {
-				return r
-			}
-		}
-		t.Fatalf("job %d not listed", id)
-		return nil
-	}
+	row := func() map[string]any { return c.listedJob(t, id) }
 	r := row()
 	require.Equal(t, []any{"EXPONENTIAL", 1000.0, 4000.0, 10.0}, []any{r["retryBackoff"], r["retryWaitMs"], r["retryCapMs"], r["retryJitter"]})
 
@@ -108,4 +94,21 @@ func TestJobRetryBackoffRefusedInChinese(t *testing.T) {
 		f.Set("retryCapMs", "1000")
 		require.Equal(t, want, c.refused("/jobinfo/add", f), lang)
 	}
+}
+
+// listedJob is the row of a job of group 1 in the console's job list.
+func (c *client) listedJob(t *testing.T, id int) map[string]any {
+	t.Helper()
+	e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "1", "triggerStatus", "-1"))
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(e.payload(), &page))
+	for _, row := range page.Data {
+		if row["id"].(float64) == float64(id) {
+			return row
+		}
+	}
+	t.Fatalf("job %d not listed: %s", id, e.payload())
+	return nil
 }
