@@ -112,3 +112,30 @@ func (c *client) listedJob(t *testing.T, id int) map[string]any {
 	t.Fatalf("job %d not listed: %s", id, e.payload())
 	return nil
 }
+
+// A run accepted and waiting for its time (a claim row: trigger_code 0 and the claim
+// marker, as a retry waiting its back-off) lists with "scheduled": true; other runs
+// list without the field, as upstream's.
+func TestWaitingRunListsAsScheduled(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	job := b.job(t, 1, "retried")
+	sent := b.log(t, 1, job, "http://10.0.0.1:9999/")
+	waiting := b.log(t, 1, job, "")
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code = 0, trigger_msg = ? WHERE id = ?", schema.ClaimPrefix+"admin-a:7", waiting)
+	e := c.ok("/joblog/pageList", form("offset", "0", "pagesize", "10", "jobGroup", "1", "jobId", strconv.Itoa(job)))
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(e.payload(), &page))
+	require.Len(t, page.Data, 2)
+	for _, row := range page.Data {
+		switch int64(row["id"].(float64)) {
+		case waiting:
+			require.Equal(t, true, row["scheduled"])
+		case sent:
+			require.NotContains(t, row, "scheduled")
+		}
+	}
+}
