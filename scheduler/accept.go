@@ -109,7 +109,19 @@ func (s *Scheduler) Accept(ctx context.Context, reqs ...TriggerRequest) error {
 			FailRetryCount: r.FailRetryCount, ShardingParam: r.ShardingParam, ExecutorParam: r.ExecutorParam,
 			AddressList: r.AddressList, Chain: r.Chain, NotBefore: notBefore})
 	}
-	if err := s.store.InsertTriggers(ctx, s.claimMarker(), ts); err != nil {
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.InsertTriggers(ctx, s.claimMarker(), ts); err != nil {
+			return err
+		}
+		if !s.stopping.Load() {
+			return nil
+		}
+		// Stop may have handed this admin over already (its heartbeat row taken over
+		// and gone, its pools closed): the row written back, retired, makes the next
+		// scan of another admin take these over.
+		return s.store.KeepAdminRow(ctx, s.Instance())
+	})
+	if err != nil {
 		return err
 	}
 	fire := func() {

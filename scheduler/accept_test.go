@@ -170,3 +170,40 @@ func TestAcceptedTriggerSurvivesARestartOnTheEmbeddedFile(t *testing.T) {
 	require.NoError(t, first.WaitIdle(wctx))
 	require.Len(t, ex.Triggers(), 1)
 }
+
+// Triggers an admin accepts while it stops — a console trigger, or a child job of a
+// result that came in during the hand-over (the HTTP server answers until the
+// scheduler has stopped) — after another admin took its heartbeat row over and its
+// pools closed, are fired by that other admin: the stopping admin writes its row back
+// retired in the accepting transaction, so nothing it accepted is left to nobody.
+func TestAcceptedWhileStoppingAfterTheHandOver(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ctx := context.Background()
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "handover", ex.Address())
+	job := a.job(t, g, nil)
+	require.NoError(t, a.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	a.idle(t)
+	require.Len(t, ex.Triggers(), 1, "sent by the admin that accepted it")
+
+	a.sched.Stop(ctx) // retires its heartbeat row
+	_, err := b.sched.ScanOnce(ctx)
+	require.NoError(t, err)
+	_, found, err := a.store.AdminMark(ctx, a.sched.Instance())
+	require.NoError(t, err)
+	require.False(t, found, "taken over: the row is gone")
+
+	require.NoError(t, a.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	_, err = b.sched.ScanOnce(ctx)
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FireDueOnce(ctx))
+	b.idle(t)
+	runs := ex.Triggers()
+	require.Len(t, runs, 2, "the trigger accepted after the hand-over is sent by the survivor")
+	l, err := a.store.LoadLog(ctx, runs[1].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 200, l.TriggerCode)
+	require.Zero(t, a.db.Count(t, "xxl_job_log", "trigger_code = 0"))
+}

@@ -358,8 +358,10 @@ func (s *Scheduler) retire(ctx context.Context) error {
 // that were being sent when the owner died are closed as uncertain, never resent.
 func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]ringItem, error) {
 	now := s.clock.Now()
-	if !s.judgesLiveness(now) {
-		return nil, nil
+	// A retired row says so itself; only an old beat may be this admin's own stall.
+	judges := s.judgesLiveness(now)
+	stopped := func(h schema.AdminHeartbeat) bool {
+		return now.Sub(h.Beat) >= HeartbeatTimeout && (judges || h.Beat.Unix() == 0)
 	}
 	beats, err := s.store.AdminHeartbeats(ctx)
 	if err != nil {
@@ -367,7 +369,7 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 	}
 	var out []ringItem
 	for _, h := range beats {
-		if h.Instance == s.Instance() || now.Sub(h.Beat) < HeartbeatTimeout {
+		if h.Instance == s.Instance() || !stopped(h) {
 			continue
 		}
 		// Read it again under a row lock: the instance may have beaten or raised its
@@ -376,7 +378,7 @@ func (s *Scheduler) recoverDeadAdmins(ctx context.Context, marker string) ([]rin
 		if err != nil {
 			return nil, err
 		}
-		if !found || now.Sub(h.Beat) < HeartbeatTimeout {
+		if !found || !stopped(h) {
 			continue
 		}
 		from, to := h.Beat.Add(-10*time.Minute), h.Beat.Add(time.Minute)

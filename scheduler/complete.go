@@ -33,6 +33,7 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	if len(items) == 0 {
 		return nil
 	}
+	all := items
 	failed := slices.ContainsFunc(items, func(it CallbackResult) bool { return it.HandleCode > 0 && it.HandleCode != 200 })
 	items, attached, writing := s.attachResults(s.dropRepeats(items))
 	// Results whose log's outcome this admin is writing at this moment wait for that
@@ -59,7 +60,10 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	if failed {
 		s.wakeFail() // a retry's wait counts from the failure, not from the next pass
 	}
-	return cmp.Or(err, w.err, attached())
+	if err = cmp.Or(err, w.err, attached()); err == nil {
+		s.resultsStored(all) // workflows advance now, not at their next poll
+	}
+	return err
 }
 
 // A result whose log another admin fired and whose outcome that admin has not written
@@ -488,5 +492,6 @@ func (s *Scheduler) Kill(ctx context.Context, logID int64) (KillResult, error) {
 	if err := s.store.OverwriteResult(ctx, logID, s.clock.Now(), 500, truncateJava(text, HandleMsgMax)); err != nil {
 		return KillResult{}, err
 	}
+	s.logsFinished([]int64{logID})
 	return KillResult{Code: 200, Msg: msg}, nil
 }

@@ -193,6 +193,8 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 		job     int
 	}
 	running := map[key]bool{}
+	var failed []int64
+	defer func() { s.logsFinished(failed) }() // workflows advance now
 	for _, id := range ids {
 		l, err := s.store.LoadLog(ctx, id)
 		if errors.Is(err, schema.ErrNotFound) {
@@ -216,8 +218,12 @@ func (s *Scheduler) LostMonitorOnce(ctx context.Context) error {
 		}
 		// A failure never triggers children, so the guarded write is all there is to
 		// do; a result that arrives meanwhile wins (upstream overwrites it).
-		if _, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail")); err != nil {
+		won, err := s.store.CompleteLog(ctx, id, s.clock.Now(), 500, s.msgs.T("joblog_lost_fail"))
+		if err != nil {
 			return err
+		}
+		if won {
+			failed = append(failed, id)
 		}
 	}
 	return nil

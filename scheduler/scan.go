@@ -26,7 +26,7 @@ func (s *Scheduler) scanLoop() {
 	}
 	if s.leases != nil {
 		// Only now: partitions leased before this admin scans would go unscanned.
-		// The first round runs at once; what it acquires wakes the scan (wakeScan).
+		// The lease round at start runs at once; what it acquires wakes the scan (wakeScan).
 		s.leases.Start()
 	}
 	for {

@@ -195,6 +195,8 @@ type Scheduler struct {
 	// (foreign.go).
 	foreignMu sync.Mutex
 	foreign   foreignMark
+	// onResults is told of stored callback results (OnResultsStored).
+	onResults atomic.Pointer[func(logIDs []int64)]
 	// leases are this admin's partition leases in partitioned mode; nil in lock mode.
 	leases *cluster.Leaser
 

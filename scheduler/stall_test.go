@@ -224,6 +224,29 @@ func TestNoTakeoverRightAfterOwnStall(t *testing.T) {
 		"3 s later A's silence is its own: taken over")
 }
 
+// A retired heartbeat row (an admin handing over as it stops) is no sign of a stall:
+// an admin that just stalled itself takes it over at its next scan all the same, with
+// the accepted trigger the stopping admin left, so a rolling restart is not held up
+// for the heartbeat timeout.
+func TestRetiredAdminTakenOverRightAfterOwnStall(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "stall", ex.Address())
+	id := a.job(t, g, nil)
+	ctx := context.Background()
+	require.NoError(t, a.sched.Accept(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerRetry,
+		FailRetryCount: 0, NotBefore: t0.Add(time.Minute)}))
+	a.sched.Stop(ctx) // retires its row; the retry waits for its time
+	b.sched.MarkStall()
+	b.scanAt(t, t0)
+	require.Zero(t, a.db.Count(t, "xxl_job_registry", "registry_group='ADMIN' AND registry_value=?", a.sched.Instance()),
+		"the retired admin is taken over at once")
+	require.Equal(t, 1, a.db.Count(t, "xxl_job_log", "job_id=? AND trigger_code=0 AND trigger_msg LIKE ?", id, schema.ClaimPrefix+b.sched.Instance()+":%"),
+		"its accepted trigger is the survivor's")
+}
+
 // Trigger outcomes that cannot be written (the database went away right after the
 // fires went out) are kept and written when the database answers again: a run that
 // happened never stays looking pending.

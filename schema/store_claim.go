@@ -204,6 +204,27 @@ func (s *Store) AdminBeat(ctx context.Context, instance string, sentUpTo int64, 
 	return n > 0, nil
 }
 
+// KeepAdminRow gives instance a heartbeat row when it has none: a retired one (epoch
+// 0), without a sent-up-to mark, so that the next scan of another admin takes over
+// what instance holds, and instance's own beats (AdminBeat, a compare-and-set on the
+// mark) never find it. A stopping admin calls it in the transaction that accepts
+// triggers: another admin may have taken its row over already, and triggers written
+// under an instance without a row would be taken over by nobody. The row is read
+// under a lock, so a take-over under way is waited for.
+func (s *Store) KeepAdminRow(ctx context.Context, instance string) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		hs, err := s.adminHeartbeats(ctx, sq.Eq{"registry_value": instance}, s.d.LockSuffix())
+		if err != nil || len(hs) > 0 {
+			return err
+		}
+		if _, err := s.exec(ctx, s.sb.Insert("xxl_job_registry").Columns("registry_group", "registry_key", "registry_value", "update_time").
+			Values(AdminRegistryGroup, AdminRegistryKey, instance, time.Unix(0, 0))); err != nil {
+			return fmt.Errorf("write a retired heartbeat row: %w", err)
+		}
+		return nil
+	})
+}
+
 // RaiseSentUpTo moves an instance's mark from one second to a later one (and beats).
 // ok is false when the row is gone or holds another mark: the instance was taken
 // over and must not send fires planned after from.

@@ -30,6 +30,9 @@ type Dump struct {
 	Users      []DumpUser  `json:"users"`
 	// Calendars are the exclusion calendars (xxl_admin_calendar) the jobs name.
 	Calendars []DumpCalendar `json:"calendars,omitempty"`
+	// Workflows (version 2) are the rows of xxl_admin_workflow; a dump without them is
+	// written as version 1, which older admins read.
+	Workflows []DumpWorkflow `json:"workflows,omitempty"`
 }
 
 // DumpCalendar is a row of xxl_admin_calendar.
@@ -41,10 +44,11 @@ type DumpCalendar struct {
 	UpdateTime int64  `json:"update_time"`
 }
 
-// Dump format identifiers.
+// Dump format identifiers. DumpVersion is the newest version this admin reads and
+// writes (2 added workflows).
 const (
 	DumpFormat  = "xxl-admin-go/dump"
-	DumpVersion = 1
+	DumpVersion = 2
 )
 
 // DumpSource says where a Dump came from, for people reading the file.
@@ -114,6 +118,24 @@ type DumpGlue struct {
 	UpdateTime *time.Time `json:"update_time,omitempty"`
 }
 
+// DumpWorkflow is a row of xxl_admin_workflow; times are ms since 1970.
+type DumpWorkflow struct {
+	ID              int    `json:"id"`
+	Name            string `json:"name"`
+	Graph           string `json:"graph"`
+	GroupIDs        []int  `json:"group_ids"`
+	ScheduleType    string `json:"schedule_type"`
+	ScheduleConf    string `json:"schedule_conf"`
+	MisfireStrategy string `json:"misfire_strategy"`
+	FailurePolicy   string `json:"failure_policy"`
+	RunTimeout      int    `json:"run_timeout"`
+	TriggerStatus   int    `json:"trigger_status"`
+	TriggerNextTime int64  `json:"trigger_next_time"`
+	Author          string `json:"author"`
+	AddTime         int64  `json:"add_time"`
+	UpdateTime      int64  `json:"update_time"`
+}
+
 // DumpUser is a row of xxl_job_user. Login tokens are sessions and are not carried.
 type DumpUser struct {
 	ID         int    `json:"id"`
@@ -140,9 +162,13 @@ func timeVal(t *time.Time) time.Time {
 // Export reads the groups, jobs (with GLUE history) and users of st, in one
 // transaction so that the copy is consistent.
 func Export(ctx context.Context, st *Store) (*Dump, error) {
-	d := &Dump{Format: DumpFormat, Version: DumpVersion, ExportedAt: time.Now().UTC().Truncate(time.Second),
+	d := &Dump{Format: DumpFormat, Version: 1, ExportedAt: time.Now().UTC().Truncate(time.Second),
 		Source: DumpSource{Dialect: st.d.Name(), Layout: st.layout.Name}, Groups: []DumpGroup{}, Jobs: []DumpJob{}, Users: []DumpUser{}}
-	err := st.InTx(ctx, func(ctx context.Context) error {
+	workflows, err := st.HasWorkflowTables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	err = st.InTx(ctx, func(ctx context.Context) error {
 		groups, err := st.Groups(ctx, -1)
 		if err != nil {
 			return err
@@ -181,21 +207,41 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 		for _, u := range users {
 			d.Users = append(d.Users, DumpUser{ID: u.ID, Username: u.Username, Password: u.Password, Role: u.Role, Permission: u.Permission})
 		}
-		if ok, err := st.HasCalendarTable(ctx); err != nil || !ok {
-			return err
-		}
-		cals, err := st.Calendars(ctx)
+		hasCalendars, err := st.HasCalendarTable(ctx)
 		if err != nil {
 			return err
 		}
-		for _, c := range cals {
-			d.Calendars = append(d.Calendars, DumpCalendar{ID: c.ID, Name: c.Name, Kind: c.Kind, Spec: c.Spec, UpdateTime: c.UpdateTime})
+		if hasCalendars {
+			cals, err := st.Calendars(ctx)
+			if err != nil {
+				return err
+			}
+			for _, c := range cals {
+				d.Calendars = append(d.Calendars, DumpCalendar{ID: c.ID, Name: c.Name, Kind: c.Kind, Spec: c.Spec, UpdateTime: c.UpdateTime})
+			}
+		}
+		if !workflows {
+			return nil
+		}
+		ws, _, err := st.ListWorkflows(ctx, "", 0, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			d.Workflows = append(d.Workflows, DumpWorkflow{ID: w.ID, Name: w.Name, Graph: w.Graph, GroupIDs: w.Groups,
+				ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy,
+				FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout, TriggerStatus: w.TriggerStatus,
+				TriggerNextTime: w.TriggerNextTime, Author: w.Author, AddTime: w.AddTime, UpdateTime: w.UpdateTime})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
+	if len(d.Workflows) > 0 {
+		d.Version = 2 // a dump without workflows stays readable by admins that read version 1
+	}
+	sort.Slice(d.Workflows, func(i, k int) bool { return d.Workflows[i].ID < d.Workflows[k].ID })
 	sort.Slice(d.Groups, func(i, k int) bool { return d.Groups[i].ID < d.Groups[k].ID })
 	sort.Slice(d.Jobs, func(i, k int) bool { return d.Jobs[i].ID < d.Jobs[k].ID })
 	sort.Slice(d.Users, func(i, k int) bool { return d.Users[i].ID < d.Users[k].ID })
@@ -225,6 +271,9 @@ func ReadDump(r io.Reader) (*Dump, error) {
 	}
 	if d.Version < 1 || d.Version > DumpVersion {
 		return nil, fmt.Errorf("read dump: version %d, this xxl-admin-go reads version %d and older", d.Version, DumpVersion)
+	}
+	if d.Version < 2 && len(d.Workflows) > 0 {
+		return nil, fmt.Errorf("read dump: version %d has no workflows; workflows need version 2", d.Version)
 	}
 	if err := d.check(); err != nil {
 		return nil, fmt.Errorf("read dump: %w", err)
@@ -276,6 +325,11 @@ func (d *Dump) check() error {
 		}
 		names[n] = true
 	}
+	for _, w := range d.Workflows {
+		if err := dup("workflow", w.ID); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -292,7 +346,7 @@ var (
 
 // ImportResult says what Import wrote.
 type ImportResult struct {
-	Groups, Jobs, GlueVersions, Users int
+	Groups, Jobs, GlueVersions, Users, Workflows int
 	// Warnings are things the operator should know, one line each.
 	Warnings []string
 }
@@ -302,7 +356,7 @@ type ImportResult struct {
 // the Dump's rows replace), no logs. Otherwise it returns ErrTargetNotEmpty, saying
 // what it found, and changes nothing.
 func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
-	res := ImportResult{Groups: len(d.Groups), Jobs: len(d.Jobs), Users: len(d.Users)}
+	res := ImportResult{Groups: len(d.Groups), Jobs: len(d.Jobs), Users: len(d.Users), Workflows: len(d.Workflows)}
 	if err := d.check(); err != nil {
 		return ImportResult{}, fmt.Errorf("import: %w", err)
 	}
@@ -317,8 +371,18 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 	for _, j := range d.Jobs {
 		res.GlueVersions += len(j.GlueHistory)
 	}
-	err := st.InTx(ctx, func(ctx context.Context) error {
-		if err := st.checkFresh(ctx); err != nil {
+	// The workflow tables are created before the transaction (DDL ends one on MySQL).
+	workflows, err := st.HasWorkflowTables(ctx)
+	if err == nil && !workflows && len(d.Workflows) > 0 {
+		if err = st.CreateWorkflowTables(ctx); err == nil {
+			workflows = true
+		}
+	}
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import (nothing was written): %w", err)
+	}
+	err = st.InTx(ctx, func(ctx context.Context) error {
+		if err := st.checkFresh(ctx, workflows); err != nil {
 			return err
 		}
 		for _, t := range []string{"xxl_job_group", "xxl_job_info", "xxl_job_user"} {
@@ -373,11 +437,21 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 				return fmt.Errorf("user %d (%s): %w", u.ID, u.Username, err)
 			}
 		}
-		seqs := []string{"xxl_job_group", "xxl_job_info", "xxl_job_logglue", "xxl_job_user"}
-		if len(d.Calendars) > 0 {
-			seqs = append(seqs, CalendarTable)
+		for _, w := range d.Workflows {
+			if _, err := st.exec(ctx, st.sb.Insert(WorkflowTable).Columns(workflowCols...).Values(w.ID, w.Name, w.Graph,
+				joinIDs(w.GroupIDs), w.ScheduleType, w.ScheduleConf, w.MisfireStrategy, w.FailurePolicy, w.RunTimeout,
+				w.TriggerStatus, w.TriggerNextTime, w.Author, w.AddTime, w.UpdateTime)); err != nil {
+				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
+			}
 		}
-		return st.resetIDSequences(ctx, seqs...)
+		tables := []string{"xxl_job_group", "xxl_job_info", "xxl_job_logglue", "xxl_job_user"}
+		if len(d.Calendars) > 0 {
+			tables = append(tables, CalendarTable)
+		}
+		if len(d.Workflows) > 0 {
+			tables = append(tables, WorkflowTable)
+		}
+		return st.resetIDSequences(ctx, tables...)
 	})
 	if err != nil {
 		if errors.Is(err, ErrTargetNotEmpty) {
@@ -389,8 +463,9 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 }
 
 // checkFresh returns ErrTargetNotEmpty, naming what it found, unless the database
-// holds at most the seed rows and no logs or GLUE history.
-func (s *Store) checkFresh(ctx context.Context) error {
+// holds at most the seed rows and no logs, GLUE history or workflows (looked for when
+// workflows: the database has their tables).
+func (s *Store) checkFresh(ctx context.Context, workflows bool) error {
 	var found []string
 	groups, err := s.Groups(ctx, -1)
 	if err != nil {
@@ -440,6 +515,13 @@ func (s *Store) checkFresh(ctx context.Context) error {
 		return err
 	} else if n > 0 {
 		found = append(found, fmt.Sprintf("%d log(s)", n))
+	}
+	if workflows {
+		if n, err = s.count(ctx, s.sb.Select("COUNT(1)").From(WorkflowTable)); err != nil {
+			return err
+		} else if n > 0 {
+			found = append(found, fmt.Sprintf("%d workflow(s)", n))
+		}
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("%w: it has %s beyond the seed rows; import only into a fresh database (xxl-admin-go schema init, or a new embedded file), nothing was written",

@@ -47,6 +47,13 @@ func fillTrial(t *testing.T, st *schema.Store) {
 		Retry: schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 10}, UpdateTime: at.UnixMilli()}))
 	_, err = st.InsertUser(ctx, schema.User{Username: "dev", Password: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", Permission: strconv.Itoa(g) + "," + strconv.Itoa(g2)})
 	require.NoError(t, err)
+	_, err = st.InsertWorkflow(ctx, schema.Workflow{Name: "nightly", Graph: `{"nodes":[{"name":"r","jobId":` + strconv.Itoa(parent) + `}]}`,
+		Groups: []int{g}, ScheduleType: "CRON", ScheduleConf: "0 0 3 * * ?", MisfireStrategy: "DO_NOTHING", FailurePolicy: "STOP",
+		RunTimeout: 600, TriggerStatus: 1, TriggerNextTime: 1714618800000, Author: "ops", AddTime: 1714528800000, UpdateTime: 1714528800000})
+	require.NoError(t, err)
+	_, err = st.InsertWorkflowRun(ctx, schema.WorkflowRun{WorkflowID: 1, Graph: "{}", FailurePolicy: "STOP", State: schema.WorkflowSucceeded,
+		TriggerType: "CRON"}, nil)
+	require.NoError(t, err)
 	_, err = st.InsertLog(ctx, g, parent, at)
 	require.NoError(t, err)
 	require.NoError(t, st.RegistryBeat(ctx, "EXECUTOR", "orders", "http://10.0.0.1:9999", at))
@@ -109,6 +116,8 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	require.Len(t, d.Groups, 3)
 	require.Len(t, d.Jobs, 3)
 	require.Len(t, d.Users, 2)
+	require.Len(t, d.Workflows, 1)
+	require.Equal(t, 2, d.Version, "a dump with workflows is version 2")
 
 	mdb, mst := schematest.New(t, schema.Layout34)
 	res, err := schema.Import(ctx, mst, roundTrip(t, d))
@@ -117,7 +126,9 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	require.Equal(t, 3, res.Jobs)
 	require.Equal(t, 2, res.GlueVersions)
 	require.Empty(t, res.Warnings)
+	require.Equal(t, 1, res.Workflows)
 	require.Zero(t, mdb.Count(t, "xxl_job_log", ""), "logs are not exported")
+	require.Zero(t, mdb.Count(t, "xxl_admin_workflow_run", ""), "nor workflow runs")
 	require.Zero(t, mdb.Count(t, "xxl_job_registry", ""))
 	back, err := schema.Export(ctx, mst)
 	require.NoError(t, err)
@@ -199,7 +210,9 @@ func TestImportChecksLayoutAndFile(t *testing.T) {
 
 	for _, tc := range []struct{ json, want string }{
 		{`{"format":"other","version":1}`, `format "other"`},
-		{`{"format":"xxl-admin-go/dump","version":2}`, "version 2"},
+		{`{"format":"xxl-admin-go/dump","version":3}`, "version 3"},
+		{`{"format":"xxl-admin-go/dump","version":1,"workflows":[{"id":1}]}`, "workflows need version 2"},
+		{`{"format":"xxl-admin-go/dump","version":2,"workflows":[{"id":4},{"id":4}]}`, "workflow id 4 appears twice"},
 		{`{"format":"xxl-admin-go/dump","version":1,"groups":[{"id":1},{"id":1}]}`, "group id 1 appears twice"},
 		{`{"format":"xxl-admin-go/dump","version":1,"jobs":[{"id":0}]}`, "job id 0 is not positive"},
 		{`{"format":"xxl-admin-go/dump","version":1,"surprise":1}`, "unknown field"},

@@ -50,6 +50,9 @@ var (
 		"tokens_col_last_used", "tokens_col_created", "common_actions:col-actions")}
 	auditList = listSpec{Table: "audit-table", Title: "audit_title", Intro: "audit_intro", Refresh: true, Search: true, Columns: columns(
 		"audit_col_time", "audit_f_actor", "audit_col_client", "audit_f_action", "audit_f_target", "audit_col_changes")}
+	workflowsList = listSpec{Table: "workflows-table", Title: "wf_title", New: "wf_new", Search: true, Columns: columns(
+		"common_id:col-id", "wf_f_name", "wf_col_nodes", "wf_col_schedule", "wf_col_policy", "wf_col_next", "wf_col_updated",
+		"common_actions:col-actions")}
 )
 
 // newListPage is newPage for a page drawn by the list partial: it loads the list

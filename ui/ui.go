@@ -134,7 +134,7 @@ func (u *UI) loadAssets() error {
 }
 
 // pageFiles are the templates rendered inside the layout.
-var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "calendars", "help", "error"}
+var pageFiles = []string{"dashboard", "jobs", "glue", "logs", "console", "groups", "users", "tokens", "audit", "calendars", "workflows", "help", "error"}
 
 func (u *UI) loadTemplates() error {
 	base, err := template.ParseFS(templateFS, "templates/layout.html", "templates/list.html")
@@ -172,6 +172,7 @@ func (u *UI) Mount(app *fiber.App) {
 	app.Get(u.ctx+"/apitoken", u.tokens)
 	app.Get(u.ctx+"/audit", u.audit)
 	app.Get(u.ctx+"/calendar", u.calendars)
+	app.Get(u.ctx+"/workflow", u.workflows)
 	app.Get(u.ctx+"/help", u.help)
 }
 

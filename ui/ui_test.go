@@ -138,7 +138,7 @@ func TestPagesRenderForAdministrators(t *testing.T) {
 	for path, name := range map[string]string{
 		"/": "dashboard", "/dashboard": "dashboard", "/jobinfo": "jobs", "/jobinfo?jobGroup=2": "jobs", "/jobcode?jobId=2": "glue",
 		"/joblog": "logs", "/joblog?jobId=3": "logs", "/joblog/logDetailPage?id=7": "console", "/jobgroup": "groups",
-		"/user": "users", "/help": "help", "/calendar": "calendars",
+		"/user": "users", "/help": "help", "/calendar": "calendars", "/workflow": "workflows",
 	} {
 		p := b.get(t, path, admin)
 		require.Equal(t, http.StatusOK, p.status, path)
@@ -182,6 +182,12 @@ func TestPagesForNormalUsers(t *testing.T) {
 	require.NotContains(t, jobs.body, ctxPath+`/jobgroup"`, "no administration menu")
 	require.False(t, strings.Contains(jobs.body, "xxl-job-executor-sample"), "only permitted groups")
 	has(t, jobs, `<option value="GLUE_SHELL" disabled>`, "GLUE types are for administrators")
+
+	// The Workflows page is everyone's: its designer offers the groups one may manage.
+	wf := b.get(t, "/workflow", bob)
+	require.Equal(t, http.StatusOK, wf.status)
+	has(t, wf, `data-page="workflows"`, "page")
+	require.False(t, strings.Contains(wf.body, "xxl-job-executor-sample"), "only permitted groups")
 
 	glue := b.get(t, "/jobcode?jobId=2", bob)
 	require.Equal(t, http.StatusOK, glue.status)

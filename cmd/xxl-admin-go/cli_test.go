@@ -144,7 +144,7 @@ func TestCLI(t *testing.T) {
 			}
 		}
 		r := runCLI(t, bin, dir, nil, "schema", "init", "-h")
-		require.Contains(t, r.stdout, "--layout=3.4|2.4")
+		require.Contains(t, r.stdout, "--layout=3.4|3.5|2.4")
 		r = runCLI(t, bin, dir, nil, "schema", "--help")
 		require.Equal(t, 0, r.code)
 		require.True(t, strings.HasPrefix(r.stdout, "Usage: xxl-admin-go schema COMMAND"), r.stdout)

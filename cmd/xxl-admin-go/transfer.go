@@ -77,7 +77,7 @@ func transferCommand(ctx context.Context, cfg *config.Config, verb string, out i
 		if err := os.WriteFile(path, []byte(buf.String()), 0o600); err != nil {
 			return fmt.Errorf("schema export: %w", err)
 		}
-		fmt.Fprintf(out, "exported %s from %s to %s\n", counts(len(d.Groups), len(d.Jobs), glueVersions(d), len(d.Users)), db.Name, path)
+		fmt.Fprintf(out, "exported %s from %s to %s\n", counts(len(d.Groups), len(d.Jobs), glueVersions(d), len(d.Users), len(d.Workflows)), db.Name, path)
 		return nil
 	}
 
@@ -110,7 +110,7 @@ func transferCommand(ctx context.Context, cfg *config.Config, verb string, out i
 	for _, w := range res.Warnings {
 		fmt.Fprintln(out, "warning:", w)
 	}
-	fmt.Fprintf(out, "imported %s from %s into %s, ids preserved\n", counts(res.Groups, res.Jobs, res.GlueVersions, res.Users), path, db.Name)
+	fmt.Fprintf(out, "imported %s from %s into %s, ids preserved\n", counts(res.Groups, res.Jobs, res.GlueVersions, res.Users, res.Workflows), path, db.Name)
 	return nil
 }
 
@@ -122,6 +122,10 @@ func glueVersions(d *schema.Dump) int {
 	return n
 }
 
-func counts(groups, jobs, glue, users int) string {
-	return fmt.Sprintf("%d executor group(s), %d job(s) with %d GLUE version(s), %d user(s)", groups, jobs, glue, users)
+func counts(groups, jobs, glue, users, workflows int) string {
+	s := fmt.Sprintf("%d executor group(s), %d job(s) with %d GLUE version(s), %d user(s)", groups, jobs, glue, users)
+	if workflows > 0 {
+		s += fmt.Sprintf(", %d workflow(s)", workflows)
+	}
+	return s
 }

@@ -6,7 +6,9 @@
 //   LOG_STORAGE  the SDK's logStorage: 'local' (default here) or 'memory' (the SDK's
 //            own default, which keeps no log the admin can read)
 // Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
-// shardingJobHandler. Prints "READY <port>" once listening.
+// shardingJobHandler, echoJobHandler (returns its parameter, parsed when it is JSON; the
+// SDK sends a handler's result JSON-encoded as the handle message).
+// Prints "READY <port>" once listening.
 import express from 'express'
 import { createXxlJobExecutor } from 'xxl-job'
 
@@ -35,6 +37,9 @@ handlers.set('slowJobHandler', async (logger, req, params) => {
     await sleep(100)
   }
   return `slept ${secs}s`
+})
+handlers.set('echoJobHandler', async (logger, req, params) => {
+  try { return JSON.parse(params) } catch { return params ?? '' }
 })
 handlers.set('shardingJobHandler', async (logger, req) => `shard ${req.broadcastIndex}/${req.broadcastTotal}`)
 

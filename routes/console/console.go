@@ -70,7 +70,7 @@ type endpoint struct {
 
 // pagePaths are the console's HTML pages. Mount guards them (302 to the login page
 // without a session); the UI registers their handlers after Mount.
-var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit", "/calendar"}
+var pagePaths = []string{"/", "/dashboard", "/help", "/jobinfo", "/jobcode", "/joblog", "/joblog/logDetailPage", "/jobgroup", "/user", "/apitoken", "/audit", "/calendar", "/workflow"}
 
 // Mount registers the console under contextPath (e.g. "/xxl-job-admin", or "" / "/"
 // for 3.4.1+'s root). Register page handlers after Mount.
@@ -159,6 +159,16 @@ func (k *console) endpoints() []endpoint {
 		{"/calendar/pageList", shared, false, calendarList},
 		{"/calendar/save", shared, true, calendarSave},
 		{"/calendar/delete", shared, true, calendarRemove},
+		// Not upstream: workflows (docs/WORKFLOWS.md).
+		{"/workflow/pageList", shared, false, workflowPageList},
+		{"/workflow/load", shared, false, workflowLoad},
+		{"/workflow/save", shared, true, workflowSave},
+		{"/workflow/remove", shared, true, workflowRemove},
+		{"/workflow/trigger", shared, true, workflowTrigger},
+		{"/workflow/runs", shared, false, workflowRuns},
+		{"/workflow/run", shared, false, workflowRun},
+		{"/workflow/cancel", shared, true, workflowCancel},
+		{"/workflow/rerun", shared, true, workflowRerun},
 	}
 }
 

@@ -51,6 +51,16 @@ func (d dates) log(t time.Time) *string {
 	return &s
 }
 
+// localMs formats a time in ms in the server zone as "yyyy-MM-dd HH:mm:ss" (the
+// console's own pages); nil for 0 (never).
+func localMs(v int64, loc *time.Location) *string {
+	if v <= 0 {
+		return nil
+	}
+	s := time.UnixMilli(v).In(loc).Format(manage.DateTimeLayout)
+	return &s
+}
+
 func nullable(s string) *string {
 	if s == "" {
 		return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -55,6 +56,9 @@ type bundleOpts struct {
 	oidc    *manage.OIDC
 	ldap    *manage.LDAP
 	noLocal bool
+	// workflows creates the workflow tables and engine (off otherwise, as an admin
+	// without them).
+	workflows bool
 }
 
 func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBundle {
@@ -77,8 +81,15 @@ func setup(t testing.TB, layout schema.LayoutName, opts ...bundleOpts) *testBund
 	exec := scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: 2 * time.Second}), AccessToken: accessToken}
 	sched := scheduler.New(scheduler.Config{Location: db.Loc, Logger: log, Lang: o.lang, AdminIP: "10.0.0.1"}, store, exec, clock.Real{})
 	t.Cleanup(func() { sched.Stop(context.Background()) })
+	var wf *workflow.Engine
+	if o.workflows {
+		require.NoError(t, store.CreateWorkflowTables(context.Background()))
+		wf = workflow.New(workflow.Config{Store: store, Scheduler: sched, Location: db.Loc, Logger: log})
+		sched.OnResultsStored(wf.Notify)
+		t.Cleanup(wf.Stop)
+	}
 	svc := manage.New(manage.Config{Store: store, Scheduler: sched, Logs: exec, Location: db.Loc, Lang: o.lang, Logger: log,
-		LoginFailures: o.loginFailures, OIDC: o.oidc, LDAP: o.ldap, NoLocalLogin: o.noLocal})
+		LoginFailures: o.loginFailures, OIDC: o.oidc, LDAP: o.ldap, NoLocalLogin: o.noLocal, Workflows: wf})
 
 	app := routes.NewApp(log)
 	ctxPath := strings.TrimSuffix(o.contextPath, "/")

@@ -1,8 +1,6 @@
 package console
 
 import (
-	"time"
-
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -33,13 +31,7 @@ type createdJSON struct {
 
 func (r *call) token(t schema.APIToken) tokenJSON {
 	loc := r.k.Manage.Location()
-	ms := func(v int64) *string {
-		if v <= 0 {
-			return nil
-		}
-		s := time.UnixMilli(v).In(loc).Format(manage.DateTimeLayout)
-		return &s
-	}
+	ms := func(v int64) *string { return localMs(v, loc) }
 	groups := t.Groups
 	if groups == nil {
 		groups = []int{}

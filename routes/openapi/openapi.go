@@ -1,7 +1,7 @@
 // Package openapi serves the job OpenAPI of HEAD 3.5.0 (wire-protocol.md §4.5):
 // addJob, updateJob, removeJob, startJob, stopJob and triggerJob under /api/, on every
-// database layout, over the console's job rules (scheduler/manage), and its OpenAPI 3
-// description at /api/openapi.json.
+// database layout, over the console's job rules (scheduler/manage), this admin's read
+// and workflow calls (workflows.go), and its OpenAPI 3 description at /api/openapi.json.
 package openapi
 
 import (
@@ -24,7 +24,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
 )
 
-// Document is the OpenAPI 3 description of the six calls.
+// Document is the OpenAPI 3 description of the calls.
 //
 //go:embed openapi.json
 var Document []byte
@@ -218,6 +218,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		}
 		return who, nil
 	}
+	if isWorkflowCall(uri) {
+		return j.workflowCall(ctx, uri, body, admit)
+	}
 	if readCalls[uri] {
 		return j.read(ctx, uri, body, admit)
 	}
@@ -249,20 +252,14 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	denied := manage.Change{Action: writeActions[uri], TargetKind: manage.TargetJob, TargetID: target, Outcome: manage.OutcomeDenied}
 	who, err := admit()
 	if err != nil {
-		if who.refused.Kind != "" {
-			j.Manage.RecordAs(ctx, who.refused, denied)
-		}
-		return j.failure(uri, err)
+		return j.refused(ctx, uri, who, denied, err)
 	}
 	p := who.p
 	switch uri {
 	case "addJob":
 		id, err := j.Manage.APIAddJob(ctx, p, b.input())
 		if err != nil {
-			if manage.IsKind(err, manage.Denied) {
-				j.Manage.Record(ctx, p, denied)
-			}
-			return j.failure(uri, err)
+			return j.changeFailed(ctx, uri, p, denied, err)
 		}
 		j.Log.Info("job openapi call", "call", uri, "job_id", id, "caller", who.who)
 		return success(strconv.Quote(strconv.Itoa(id)))
@@ -278,10 +275,7 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		err = j.Manage.TriggerJob(ctx, p, *b.ID, b.ExecutorParam, b.AddressList)
 	}
 	if err != nil {
-		if manage.IsKind(err, manage.Denied) {
-			j.Manage.Record(ctx, p, denied)
-		}
-		return j.failure(uri, err)
+		return j.changeFailed(ctx, uri, p, denied, err)
 	}
 	j.Log.Info("job openapi call", "call", uri, "job_id", *b.ID, "caller", who.who)
 	return success("")
@@ -303,6 +297,24 @@ func outOfInt(fs ...intField) string {
 		}
 	}
 	return ""
+}
+
+// refused answers a caller the credentials or the limiter refused; a known token
+// refused (revoked, expired, read-only) is recorded as a denied change.
+func (j *Jobs) refused(ctx context.Context, uri string, who caller, denied manage.Change, err error) protocol.Reply {
+	if who.refused.Kind != "" && denied.Action != "" {
+		j.Manage.RecordAs(ctx, who.refused, denied)
+	}
+	return j.failure(uri, err)
+}
+
+// changeFailed answers a change the rules refused; one refused for want of
+// permission is recorded as denied.
+func (j *Jobs) changeFailed(ctx context.Context, uri string, p manage.Principal, denied manage.Change, err error) protocol.Reply {
+	if manage.IsKind(err, manage.Denied) && denied.Action != "" {
+		j.Manage.Record(ctx, p, denied)
+	}
+	return j.failure(uri, err)
 }
 
 // decode reads a JSON object body into v, refusing trailing text; what names the

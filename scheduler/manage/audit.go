@@ -95,6 +95,13 @@ const (
 	ActionSignOut      = "signout"
 	ActionTokenCreate  = "token.create"
 	ActionTokenRevoke  = "token.revoke"
+
+	ActionWorkflowAdd     = "workflow.add"
+	ActionWorkflowUpdate  = "workflow.update"
+	ActionWorkflowRemove  = "workflow.remove"
+	ActionWorkflowTrigger = "workflow.trigger"
+	ActionWorkflowCancel  = "workflow.cancel"
+	ActionWorkflowRerun   = "workflow.rerun"
 )
 
 // Actions lists every action, in the order the Audit page's filter offers them.
@@ -103,6 +110,7 @@ var Actions = []string{
 	ActionLogKill, ActionLogClear, ActionGroupAdd, ActionGroupUpdate, ActionGroupRemove,
 	ActionUserAdd, ActionUserUpdate, ActionUserRemove, ActionUserPassword,
 	ActionSignIn, ActionSignInFailed, ActionSignOut, ActionTokenCreate, ActionTokenRevoke,
+	ActionWorkflowAdd, ActionWorkflowUpdate, ActionWorkflowRemove, ActionWorkflowTrigger, ActionWorkflowCancel, ActionWorkflowRerun,
 }
 
 // Target kinds (xxl_admin_audit.target_kind).
@@ -112,10 +120,12 @@ const (
 	TargetUser  = "user"
 	TargetLog   = "log"
 	TargetToken = "token"
+	// TargetWorkflow is a workflow; its runs are recorded under their workflow.
+	TargetWorkflow = "workflow"
 )
 
 // TargetKinds lists every target kind, in the order the Audit page's filter offers them.
-var TargetKinds = []string{TargetJob, TargetGroup, TargetUser, TargetLog, TargetToken}
+var TargetKinds = []string{TargetJob, TargetGroup, TargetUser, TargetLog, TargetToken, TargetWorkflow}
 
 // Masked stands for a secret's value in the audit log: it says the secret was set or
 // changed without saying to what.

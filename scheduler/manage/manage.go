@@ -18,6 +18,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/window"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -69,7 +70,9 @@ type Config struct {
 	// NoLocalLogin refuses the passwords of local users
 	// (xxl.admin.auth.local.enabled=false): only the providers sign users in.
 	NoLocalLogin bool
-	Logger       *slog.Logger
+	// Workflows is the workflow engine; nil when workflows are off.
+	Workflows *workflow.Engine
+	Logger    *slog.Logger
 }
 
 // Service carries out console operations. It is safe for concurrent use.
@@ -91,6 +94,7 @@ type Service struct {
 	ldap       *LDAP
 	oidc       *OIDC
 	localLogin bool
+	wf         *workflow.Engine
 
 	sessMu sync.Mutex
 	sess   sessionStore // nil until PrepareSessions decides
@@ -126,7 +130,7 @@ func New(cfg Config) *Service {
 		store: cfg.Store, layout: cfg.Store.Layout(), sched: cfg.Scheduler, logs: cfg.Logs,
 		clk: cfg.Clock, loc: cfg.Location, msgs: i18n.For(cfg.Lang), p3: cfg.P3, log: cfg.Logger,
 		limit: window.New(cfg.LoginWindow, limiterCap), loginFailures: cfg.LoginFailures, addrFailures: cfg.LoginFailuresPerAddress,
-		ldap: cfg.LDAP, oidc: cfg.OIDC, localLogin: !cfg.NoLocalLogin,
+		ldap: cfg.LDAP, oidc: cfg.OIDC, localLogin: !cfg.NoLocalLogin, wf: cfg.Workflows,
 	}
 }
 

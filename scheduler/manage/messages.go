@@ -33,6 +33,8 @@ func renderMsg(b i18n.Bundle, key string, args []any) string {
 			ss[i] = b.T("console_f_"+v.field) + "(" + v.item + ")"
 		case cronRefusal:
 			ss[i] = cronReason(b, v.err)
+		case keyedText:
+			ss[i] = format(b.T(v.key), v.args...)
 		case string:
 			ss[i] = v
 		}

@@ -46,6 +46,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("SignInGrant", func(t *testing.T) { t.Parallel(); runSignInGrants(t, setup) })
 	t.Run("JobOption", func(t *testing.T) { t.Parallel(); runJobOptions(t, setup) })
 	t.Run("Calendar", func(t *testing.T) { t.Parallel(); runCalendars(t, setup) })
+	t.Run("Workflow", func(t *testing.T) { t.Parallel(); runWorkflows(t, setup) })
 }
 
 type testBundle struct {

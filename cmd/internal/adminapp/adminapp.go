@@ -31,6 +31,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/ui"
 )
@@ -72,6 +73,9 @@ type Admin struct {
 	Scheduler *scheduler.Scheduler
 	// Store is the database access of all of them.
 	Store *schema.Store
+	// Workflows runs workflow runs (scheduler/workflow); nil when the database has no
+	// workflow tables and they could not be created.
+	Workflows *workflow.Engine
 	// Layout is the table layout found in the database.
 	Layout schema.Layout
 
@@ -148,6 +152,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 		Cluster:              scheduler.ClusterConfig{Mode: cfg.Cluster.Mode, Partitions: cfg.Cluster.Partitions, LeaseTime: cfg.Cluster.LeaseTime},
 		ShutdownTimeout:      schedulerShutdown(cfg.ShutdownTimeout),
 	}, store, httpExec, clk)
+	wf := workflows(ctx, store, sched, clk, o.Location, log)
 
 	app := routes.NewApp(log)
 	hosts := routes.HostFilter(cfg.AllowedHosts, log) // xxl.admin.allowed-hosts
@@ -162,7 +167,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	mgr := manage.New(manage.Config{
 		Store: store, Scheduler: sched, Logs: httpExec, Location: o.Location,
 		Lang: cfg.I18n, P3: report.Layout.GroupAccessToken, Logger: log,
-		LDAP: ldapDir, OIDC: idp, NoLocalLogin: cfg.Auth.LocalDisabled,
+		LDAP: ldapDir, OIDC: idp, NoLocalLogin: cfg.Auth.LocalDisabled, Workflows: wf,
 	})
 	limiter := o.JobAPILimiter
 	if limiter == nil {
@@ -197,7 +202,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
-	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout,
+	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout, Workflows: wf,
 		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2),
 		shutdown: cfg.ShutdownTimeout}
 	mgmt := app
@@ -217,7 +222,11 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
 	a.mountProbes(mgmt, cfg.ContextPath, o.DB)
-	metrics := withBearer(cfg.MetricsToken, metricsHandler(sched))
+	collectors := sched.Collectors()
+	if wf != nil {
+		collectors = append(collectors, wf.Collectors()...)
+	}
+	metrics := withBearer(cfg.MetricsToken, metricsHandler(collectors))
 	mgmt.Get(cfg.ContextPath+"/metrics", metrics)
 	if cfg.ContextPath != "" {
 		// Prometheus scrapes /metrics by default, whatever the context path.
@@ -304,12 +313,12 @@ func healthHandler(sched *scheduler.Scheduler, db *sql.DB) fiber.Handler {
 	}
 }
 
-// metricsHandler serves the Go runtime, process and scheduler metrics in the
-// Prometheus text format, from a registry of its own.
-func metricsHandler(sched *scheduler.Scheduler) fiber.Handler {
+// metricsHandler serves the Go runtime, process, scheduler and workflow metrics (cs)
+// in the Prometheus text format, from a registry of its own.
+func metricsHandler(cs []prometheus.Collector) fiber.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(sched.Collectors()...)
+	reg.MustRegister(cs...)
 	return adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 }
 
@@ -333,6 +342,9 @@ func (a *Admin) Start() error {
 		}
 	}
 	a.Scheduler.Start()
+	if a.Workflows != nil {
+		a.Workflows.Start()
+	}
 	go func() { a.serveErr <- a.App.Listener(a.ln) }()
 	if a.Management != nil {
 		go func() { a.serveErr <- a.Management.Listener(a.mgmtLn) }()
@@ -384,6 +396,9 @@ func (a *Admin) Stop() {
 	start := time.Now()
 	stopCtx, cancel := context.WithTimeout(context.Background(), schedulerShutdown(a.shutdown))
 	defer cancel()
+	if a.Workflows != nil {
+		a.Workflows.Stop()
+	}
 	a.Scheduler.Stop(stopCtx)
 	_ = a.App.ShutdownWithTimeout(time.Second)
 	if a.Management != nil {
@@ -399,6 +414,26 @@ func schedulerShutdown(total time.Duration) time.Duration {
 		total = scheduler.DefaultShutdownTimeout
 	}
 	return max(total-time.Second, total/2)
+}
+
+// workflows builds the workflow engine and has the scheduler tell it of stored
+// callback results. Its tables are created here when missing; without them (a database
+// user that may not create tables) workflows are off, with one warning.
+func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Scheduler, clk clock.Clock, loc *time.Location,
+	log *slog.Logger) *workflow.Engine {
+	has, err := store.HasWorkflowTables(ctx)
+	if err == nil && !has {
+		if err = store.CreateWorkflowTables(ctx); err == nil {
+			log.Info("created the workflow tables", "table", schema.WorkflowTable)
+		}
+	}
+	if err != nil {
+		log.Warn("workflows off: their tables are missing and could not be created (run `xxl-admin-go schema upgrade`)", "err", err)
+		return nil
+	}
+	e := workflow.New(workflow.Config{Store: store, Scheduler: sched, Clock: clk, Location: loc, Logger: log})
+	sched.OnResultsStored(e.Notify)
+	return e
 }
 
 // alarmChannelNames are the configured alarm channels' names, for the job form.

@@ -587,7 +587,10 @@ func TestJobOpenAPIDocument(t *testing.T) {
 		require.ElementsMatch(t, []string{"/api/addJob", "/api/updateJob", "/api/removeJob",
 			"/api/startJob", "/api/stopJob", "/api/triggerJob",
 			"/api/listJobs", "/api/getJob", "/api/listLogs", "/api/getLog",
-			"/api/listCalendars", "/api/saveCalendar", "/api/removeCalendar"}, paths)
+			"/api/listCalendars", "/api/saveCalendar", "/api/removeCalendar",
+			"/api/addWorkflow", "/api/updateWorkflow", "/api/removeWorkflow", "/api/triggerWorkflow",
+			"/api/cancelWorkflowRun", "/api/rerunWorkflowRun", "/api/getWorkflowRun", "/api/listWorkflowRuns",
+			"/api/getWorkflow", "/api/listWorkflows"}, paths)
 		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
 		for p, raw := range doc.Paths {
 			require.Contains(t, string(raw), `"bearerAuth"`, p)

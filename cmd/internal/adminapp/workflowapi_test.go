@@ -1,0 +1,185 @@
+package adminapp
+
+import (
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
+)
+
+// TestWorkflowOpenAPIScope: a scoped token reaches the workflows whose nodes are all
+// in its groups, saves only nodes of its groups, a read-only token reads only, and
+// every change and denial is in the audit log; on MariaDB and an embedded file.
+func TestWorkflowOpenAPIScope(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			testWorkflowOpenAPIScope(t, setupTokensOn(t, database))
+		})
+	}
+}
+
+func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
+	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
+		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
+	own := addedID(t, b.admin(t, "addJob", addJobBody))
+	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+	rw := b.createToken(t, url.Values{"name": {"etl"}, "groups": {"1"}})
+	ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
+	actor := "token:" + strconv.Itoa(rw.ID) + ":etl"
+	body := func(jobs ...int) string {
+		var nodes []string
+		for i, j := range jobs {
+			nodes = append(nodes, `{"name":"n`+strconv.Itoa(i)+`","jobId":`+strconv.Itoa(j)+`}`)
+		}
+		return `{"name":"w","graph":{"nodes":[` + strings.Join(nodes, ",") + `]}}`
+	}
+	dataInt := func(r apiReply) int64 {
+		t.Helper()
+		require.Equal(t, 200, r.Code, r.msg())
+		var n int64
+		require.NoError(t, json.Unmarshal(r.Data, &n), string(r.Data))
+		return n
+	}
+
+	mine := dataInt(b.bearer(t, rw.Secret, "addWorkflow", body(own)))
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.add' AND actor = ? AND target_kind = 'workflow' AND target_id = ? AND outcome = 'ok'",
+		actor, strconv.FormatInt(mine, 10)))
+
+	r := b.bearer(t, rw.Secret, "addWorkflow", body(own, other))
+	require.Equal(t, 500, r.Code)
+	require.Contains(t, r.msg(), `workflow node "n1": job `+strconv.Itoa(other)+` is in executor group 2, which you may not manage`)
+
+	theirs := dataInt(b.admin(t, "addWorkflow", body(own, other)))
+	for uri, call := range map[string]string{
+		"updateWorkflow":   `{"id":` + strconv.FormatInt(theirs, 10) + `,"name":"x","graph":{"nodes":[{"name":"a","jobId":` + strconv.Itoa(own) + `}]}}`,
+		"removeWorkflow":   `{"id":` + strconv.FormatInt(theirs, 10) + `}`,
+		"triggerWorkflow":  `{"id":` + strconv.FormatInt(theirs, 10) + `}`,
+		"listWorkflowRuns": `{"id":` + strconv.FormatInt(theirs, 10) + `}`,
+	} {
+		r := b.bearer(t, rw.Secret, uri, call)
+		require.Equal(t, 500, r.Code, uri)
+	}
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.update' AND actor = ? AND outcome = 'denied'", actor))
+	require.Equal(t, 2, b.db.Count(t, "xxl_admin_workflow", ""), "nothing of the other group's workflow changed")
+
+	run := dataInt(b.bearer(t, rw.Secret, "triggerWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`,"input":"in-1"}`))
+	require.Positive(t, run)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.trigger' AND actor = ? AND changes LIKE '%in-1%'", actor))
+	r = b.bearer(t, ro.Secret, "getWorkflowRun", `{"runId":`+strconv.FormatInt(run, 10)+`}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	var got struct {
+		ID    int64  `json:"id"`
+		Input string `json:"input"`
+		Nodes []struct {
+			Name string `json:"name"`
+		} `json:"nodes"`
+	}
+	require.NoError(t, json.Unmarshal(r.Data, &got))
+	require.Equal(t, run, got.ID)
+	require.Equal(t, "in-1", got.Input)
+	require.Len(t, got.Nodes, 1)
+	r = b.bearer(t, ro.Secret, "triggerWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`)
+	require.Equal(t, 500, r.Code, "a read-only token starts nothing")
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.trigger' AND actor = ? AND outcome = 'denied'",
+		"token:"+strconv.Itoa(ro.ID)+":viewer"))
+
+	theirRun := dataInt(b.admin(t, "triggerWorkflow", `{"id":`+strconv.FormatInt(theirs, 10)+`}`))
+	require.Equal(t, 500, b.bearer(t, rw.Secret, "getWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
+	require.Equal(t, 500, b.bearer(t, rw.Secret, "cancelWorkflowRun", `{"runId":`+strconv.FormatInt(theirRun, 10)+`}`).Code)
+
+	// The read calls show what the token reaches only.
+	var list struct {
+		Total int `json:"total"`
+		Items []struct {
+			ID     int64 `json:"id"`
+			Groups []int `json:"groups"`
+			Graph  struct {
+				Nodes []struct {
+					JobID int `json:"jobId"`
+				} `json:"nodes"`
+			} `json:"graph"`
+		} `json:"items"`
+	}
+	r = b.bearer(t, ro.Secret, "listWorkflows", `{}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 1, list.Total, "the other group's workflow is left out")
+	require.Equal(t, mine, list.Items[0].ID)
+	require.Equal(t, []int{1}, list.Items[0].Groups)
+	require.Equal(t, own, list.Items[0].Graph.Nodes[0].JobID)
+	r = b.admin(t, "listWorkflows", `{"search":"w","pagesize":1}`)
+	require.Equal(t, 200, r.Code, r.msg())
+	require.NoError(t, json.Unmarshal(r.Data, &list))
+	require.Equal(t, 2, list.Total)
+	require.Len(t, list.Items, 1)
+	require.Equal(t, 200, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
+	require.Equal(t, 500, b.bearer(t, ro.Secret, "getWorkflow", `{"id":`+strconv.FormatInt(theirs, 10)+`}`).Code)
+
+	for name, call := range map[string]string{
+		"no graph":   `{"name":"x"}`,
+		"bad json":   `{"name":`,
+		"wrong type": `{"name":"x","graph":{"nodes":"a"}}`,
+		"no run id":  `{}`,
+	} {
+		uri := "addWorkflow"
+		if name == "no run id" {
+			uri = "getWorkflowRun"
+		}
+		r := b.admin(t, uri, call)
+		require.Equal(t, 500, r.Code, name)
+		require.NotEmpty(t, r.msg(), name)
+	}
+	require.Equal(t, 200, b.bearer(t, rw.Secret, "removeWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.remove' AND actor = ? AND outcome = 'ok'", actor))
+	require.Equal(t, 1, b.db.Count(t, "xxl_admin_workflow_run", "id = ?", run), "the run outlives its workflow")
+}
+
+// TestWorkflowTablesMissing: on a database without the workflow tables (a Java admin's)
+// the admin creates them at start when its user may; when it may not, it warns once
+// and the workflow calls answer that workflows are off, naming `schema upgrade`.
+func TestWorkflowTablesMissing(t *testing.T) {
+	t.Parallel()
+	drop := func(db *schematest.DB) {
+		for _, tb := range []string{schema.WorkflowNodeRunTable, schema.WorkflowRunTable, schema.WorkflowTable} {
+			db.Exec(t, "DROP TABLE "+tb)
+		}
+	}
+	call := func(base, uri, body string) apiReply {
+		return jobAPIBundle{base: base}.call(t, uri, body, "XXL-JOB-ACCESS-TOKEN", "api-token")
+	}
+	t.Run("created", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, db.SQL, db.Loc, "--xxl.job.accessToken=api-token")
+		require.Contains(t, logs.String(), "created the workflow tables")
+		r := call(base, "addWorkflow", `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`)
+		require.Equal(t, 200, r.Code, r.msg())
+	})
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		db, _ := schematest.New(t, schema.Layout34)
+		drop(db)
+		base, logs := serveConsole(t, restrictedDB(t, db), db.Loc, "--xxl.job.accessToken=api-token")
+		require.Equal(t, 1, strings.Count(logs.String(), "workflows off"), logs.String())
+		for uri, body := range map[string]string{
+			"addWorkflow":    `{"name":"w","graph":{"nodes":[{"name":"a","jobId":1}]}}`,
+			"listWorkflows":  `{}`,
+			"getWorkflowRun": `{"runId":1}`,
+		} {
+			r := call(base, uri, body)
+			require.Equal(t, 500, r.Code, uri)
+			require.Contains(t, r.msg(), "schema upgrade", uri)
+		}
+		require.Equal(t, 200, call(base, "triggerJob", `{"id":1}`).Code, "the job calls work")
+	})
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// wfAPI calls the job OpenAPI of an admin with its access token.
+type wfAPI struct {
+	base, token string
+}
+
+// call posts body to /api/<uri> and returns the reply's data; the reply must be a
+// success.
+func (a wfAPI) call(t *testing.T, uri, body string) json.RawMessage {
+	t.Helper()
+	code, msg, data := a.try(t, uri, body)
+	require.Equal(t, 200, code, "%s: %s", uri, msg)
+	return data
+}
+
+func (a wfAPI) try(t *testing.T, uri, body string) (int, string, json.RawMessage) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, a.base+"/api/"+uri, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("XXL-JOB-ACCESS-TOKEN", a.token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var r struct {
+		Code int             `json:"code"`
+		Msg  string          `json:"msg"`
+		Data json.RawMessage `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &r), string(raw))
+	return r.Code, r.Msg, r.Data
+}
+
+// addEchoJob adds a job of group 1 running the Node executor's echoJobHandler.
+func (a wfAPI) addEchoJob(t *testing.T, name string) int {
+	t.Helper()
+	var id string
+	require.NoError(t, json.Unmarshal(a.call(t, "addJob", `{"jobGroup":1,"name":"`+name+`","author":"e2e","scheduleType":"NONE",
+		"misfireStrategy":"DO_NOTHING","executorRouteStrategy":"FIRST","executorHandler":"echoJobHandler","executorParam":"",
+		"executorBlockStrategy":"SERIAL_EXECUTION","executorTimeout":0,"executorFailRetryCount":0,"glueType":"BEAN"}`), &id))
+	var n int
+	_, err := fmt.Sscan(id, &n)
+	require.NoError(t, err)
+	return n
+}
+
+type e2eNode struct {
+	Name, State, Param, Output string
+	LogID                      int64
+}
+
+type e2eRun struct {
+	State, Msg string
+	Nodes      []e2eNode
+}
+
+// The diamond of docs/WORKFLOWS.md with the npm xxl-job executor, on MariaDB,
+// PostgreSQL and the embedded file, through the job OpenAPI: B and C receive a field of
+// A's output, D runs once after both with both outputs, and an output condition on A
+// routes to one of two branches.
+func TestWorkflowDiamondNodeExecutor(t *testing.T) {
+	t.Parallel()
+	for _, database := range []string{"mariadb", "postgres", "embedded"} {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			var api wfAPI
+			var setManual func(addr string)
+			switch database {
+			case "mariadb", "postgres":
+				start := startAdmin
+				if database == "postgres" {
+					start = startAdminPostgres
+				}
+				db, base := start(t)
+				api = wfAPI{base: base, token: "e2e-token"}
+				setManual = func(addr string) {
+					_, err := db.SQL.Exec(rebind(database, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1"), addr)
+					require.NoError(t, err)
+				}
+			case "embedded":
+				path := filepath.Join(t.TempDir(), "xxl-job.db")
+				a := startEmbedded(t, path, freePort(t))
+				api = wfAPI{base: a.base, token: "emb-token"}
+				setManual = func(addr string) {
+					db, err := schema.OpenSQLite(path, time.Local)
+					require.NoError(t, err)
+					defer db.Close()
+					_, err = db.Exec("UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", addr)
+					require.NoError(t, err)
+				}
+			}
+			addr := startNodeExecutor(t, api.base, "wf-e2e", api.token)
+			setManual(addr)
+			a, b, c, d := api.addEchoJob(t, "a"), api.addEchoJob(t, "b"), api.addEchoJob(t, "c"), api.addEchoJob(t, "d")
+			yes, no := api.addEchoJob(t, "yes"), api.addEchoJob(t, "no")
+			graph := fmt.Sprintf(`{"nodes":[
+				{"name":"A","jobId":%d,"param":"{\"file\":\"/data/${run.id}.csv\",\"day\":\"${run.input}\"}"},
+				{"name":"B","jobId":%d,"param":"{\"v\":\"b:${A.output.file}\"}"},
+				{"name":"C","jobId":%d,"param":"{\"v\":\"c:${A.output.file}\"}"},
+				{"name":"D","jobId":%d,"param":"${B.output.v}|${C.output.v}"},
+				{"name":"Yes","jobId":%d,"param":"yes"},
+				{"name":"No","jobId":%d,"param":"no"}],
+			 "edges":[{"from":"A","to":"B"},{"from":"A","to":"C"},{"from":"B","to":"D"},{"from":"C","to":"D"},
+				{"from":"A","to":"Yes","when":"output","field":"day","equals":"2026-11-26"},
+				{"from":"A","to":"No","when":"output","field":"day","equals":"2026-11-27"}]}`, a, b, c, d, yes, no)
+			var wf int
+			require.NoError(t, json.Unmarshal(api.call(t, "addWorkflow", `{"name":"diamond","graph":`+graph+`}`), &wf))
+			var run int64
+			require.NoError(t, json.Unmarshal(api.call(t, "triggerWorkflow", fmt.Sprintf(`{"id":%d,"input":"2026-11-26"}`, wf)), &run))
+
+			var r e2eRun
+			require.Eventually(t, func() bool {
+				require.NoError(t, json.Unmarshal(api.call(t, "getWorkflowRun", fmt.Sprintf(`{"runId":%d}`, run)), &r))
+				return r.State != "running"
+			}, 60*time.Second, 50*time.Millisecond, "the run did not end")
+			require.Equal(t, "succeeded", r.State, r.Msg)
+			nodes := map[string]e2eNode{}
+			for _, n := range r.Nodes {
+				nodes[n.Name] = n
+			}
+			file := fmt.Sprintf("/data/%d.csv", run)
+			require.Equal(t, fmt.Sprintf(`{"file":"%s","day":"2026-11-26"}`, file), nodes["A"].Output)
+			require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Param)
+			require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Output, "the executor ran B with A's field")
+			require.Equal(t, `{"v":"c:`+file+`"}`, nodes["C"].Output)
+			require.Equal(t, "b:"+file+"|c:"+file, nodes["D"].Param, "D fired after both, with both outputs")
+			require.Equal(t, `"b:`+file+`|c:`+file+`"`, nodes["D"].Output, "the npm SDK sends a string result JSON-encoded")
+			require.Equal(t, "succeeded", nodes["Yes"].State)
+			require.Equal(t, "skipped", nodes["No"].State)
+
+			var runs struct {
+				Total int `json:"total"`
+			}
+			require.NoError(t, json.Unmarshal(api.call(t, "listWorkflowRuns", fmt.Sprintf(`{"id":%d}`, wf)), &runs))
+			require.Equal(t, 1, runs.Total)
+			for _, h := range []int{a, b, c, d, yes} {
+				var logs struct {
+					Total int `json:"total"`
+				}
+				require.NoError(t, json.Unmarshal(api.call(t, "listLogs", fmt.Sprintf(`{"jobId":%d}`, h)), &logs))
+				require.Equal(t, 1, logs.Total, "job %d fired once", h)
+			}
+			code, msg, _ := api.try(t, "addWorkflow", fmt.Sprintf(`{"name":"loop","graph":{"nodes":[{"name":"x","jobId":%d},{"name":"y","jobId":%d}],
+				"edges":[{"from":"x","to":"y"},{"from":"y","to":"x"}]}}`, a, b))
+			require.Equal(t, 500, code)
+			require.Equal(t, `workflow node "x": the edges make a cycle through this node`, msg)
+		})
+	}
+}
+
+// rebind writes ? placeholders as PostgreSQL's $n.
+func rebind(database, q string) string {
+	if database != "postgres" {
+		return q
+	}
+	for i := 1; strings.Contains(q, "?"); i++ {
+		q = strings.Replace(q, "?", fmt.Sprintf("$%d", i), 1)
+	}
+	return q
+}

@@ -1,0 +1,217 @@
+package manage
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// The rules of workflows for the console and the job OpenAPI: a caller reaches a
+// workflow when it may manage the executor groups of all its nodes' jobs, saves only
+// nodes of such groups, and every change is in the audit log. The engine
+// (scheduler/workflow) does the work.
+
+// errWorkflowsOff answers workflow calls of an admin without its workflow tables.
+func (s *Service) errWorkflowsOff() *Error {
+	return &Error{Kind: Invalid, Msg: "workflows are off: the database has no workflow tables (run `xxl-admin-go schema upgrade`)",
+		Key: "console_wf_off"}
+}
+
+// workflowError turns the engine's refusals into the caller's messages.
+func (s *Service) workflowError(err error) error {
+	var ref *workflow.Error
+	switch {
+	case errors.As(err, &ref):
+		return workflowRefusal(ref)
+	case errors.Is(err, schema.ErrNotFound):
+		return &Error{Kind: NotFound, Msg: "workflow not found", Key: "console_wf_not_found"}
+	case errors.Is(err, workflow.ErrNotRunning):
+		return &Error{Kind: Invalid, Msg: err.Error()}
+	}
+	return err
+}
+
+// reachWorkflow loads a workflow the caller reaches.
+func (s *Service) reachWorkflow(ctx context.Context, p Principal, id int) (schema.Workflow, error) {
+	if s.wf == nil {
+		return schema.Workflow{}, s.errWorkflowsOff()
+	}
+	w, err := s.store.LoadWorkflow(ctx, id)
+	if err != nil {
+		return w, s.workflowError(err)
+	}
+	if !workflow.Reaches(w, p.CanGroup) {
+		return w, s.errDenied()
+	}
+	return w, nil
+}
+
+// SaveWorkflow adds (d.ID 0) or updates a workflow and returns its id. The caller
+// must reach the workflow as it was and as it will be.
+func (s *Service) SaveWorkflow(ctx context.Context, p Principal, d workflow.Definition) (int, error) {
+	if s.wf == nil {
+		return 0, s.errWorkflowsOff()
+	}
+	var before any
+	action := ActionWorkflowAdd
+	if d.ID != 0 {
+		old, err := s.reachWorkflow(ctx, p, d.ID)
+		if err != nil {
+			return 0, err
+		}
+		before, action = old, ActionWorkflowUpdate
+	}
+	id, err := s.wf.Save(ctx, d, p.User.Username, p.CanGroup)
+	if err != nil {
+		return 0, s.workflowError(err)
+	}
+	w, err := s.store.LoadWorkflow(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	s.Record(ctx, p, Change{Action: action, TargetKind: TargetWorkflow, TargetID: itoa(id), Fields: Diff(before, w, workflowRules)})
+	return id, nil
+}
+
+// workflowRules leave out what the system keeps up and digest the graph, which can be
+// long.
+var workflowRules = &FieldRules{Skip: []string{"id", "triggerNextTime", "addTime", "updateTime"}, Digest: []string{"graph"}}
+
+// RemoveWorkflow deletes a workflow the caller reaches; its runs stay.
+func (s *Service) RemoveWorkflow(ctx context.Context, p Principal, id int) error {
+	w, err := s.reachWorkflow(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	if err := s.wf.Remove(ctx, id); err != nil {
+		return s.workflowError(err)
+	}
+	s.Record(ctx, p, Change{Action: ActionWorkflowRemove, TargetKind: TargetWorkflow, TargetID: itoa(id),
+		Fields: Diff(w, nil, workflowRules)})
+	return nil
+}
+
+// TriggerWorkflow starts a run of a workflow the caller reaches, with an input
+// parameter, and returns the run's id. how is "MANUAL" (console) or "API".
+func (s *Service) TriggerWorkflow(ctx context.Context, p Principal, id int, input, how string) (int64, error) {
+	if _, err := s.reachWorkflow(ctx, p, id); err != nil {
+		return 0, err
+	}
+	run, err := s.wf.StartRun(ctx, id, input, how, p.User.Username)
+	if err != nil {
+		return 0, s.workflowError(err)
+	}
+	in := input
+	s.Record(ctx, p, Change{Action: ActionWorkflowTrigger, TargetKind: TargetWorkflow, TargetID: itoa(id),
+		Fields: []FieldChange{{Field: "runId", After: ptr(strconv.FormatInt(run, 10))}, {Field: "input", After: &in}}})
+	return run, nil
+}
+
+func ptr(s string) *string { return &s }
+
+// reachRun loads a run whose nodes' groups the caller may all manage (the run keeps
+// its graph when its workflow changes or goes).
+func (s *Service) reachRun(ctx context.Context, p Principal, runID int64) (schema.WorkflowRun, []schema.NodeRun, error) {
+	if s.wf == nil {
+		return schema.WorkflowRun{}, nil, s.errWorkflowsOff()
+	}
+	r, err := s.store.LoadWorkflowRun(ctx, runID)
+	if err != nil {
+		return r, nil, s.workflowError(err)
+	}
+	nodes, err := s.store.WorkflowNodeRuns(ctx, runID)
+	if err != nil {
+		return r, nil, err
+	}
+	if !p.Admin() {
+		ids := make([]int, len(nodes))
+		for i, n := range nodes {
+			ids[i] = n.JobID
+		}
+		jobs, err := s.store.LoadJobs(ctx, ids)
+		if err != nil {
+			return r, nil, err
+		}
+		for _, n := range nodes {
+			if j, ok := jobs[n.JobID]; !ok || !p.CanGroup(j.JobGroup) {
+				return r, nil, s.errDenied() // a deleted job's group is unknown: administrators only
+			}
+		}
+	}
+	return r, nodes, nil
+}
+
+// GetWorkflowRun reads a run and its nodes.
+func (s *Service) GetWorkflowRun(ctx context.Context, p Principal, runID int64) (schema.WorkflowRun, []schema.NodeRun, error) {
+	return s.reachRun(ctx, p, runID)
+}
+
+// ListWorkflowRuns lists a page of the runs of a workflow the caller reaches, newest
+// first, and how many it has.
+func (s *Service) ListWorkflowRuns(ctx context.Context, p Principal, id, offset, limit int) ([]schema.WorkflowRun, int, error) {
+	if _, err := s.reachWorkflow(ctx, p, id); err != nil {
+		return nil, 0, err
+	}
+	return s.store.ListWorkflowRuns(ctx, id, offset, limit)
+}
+
+// CancelWorkflowRun cancels a running run; RerunWorkflowRun runs a failed or cancelled
+// one again from its nodes that did not succeed.
+func (s *Service) CancelWorkflowRun(ctx context.Context, p Principal, runID int64) error {
+	return s.changeRun(ctx, p, runID, ActionWorkflowCancel, func() error {
+		return s.wf.Cancel(ctx, runID, "by "+p.User.Username)
+	})
+}
+
+// RerunWorkflowRun: see CancelWorkflowRun.
+func (s *Service) RerunWorkflowRun(ctx context.Context, p Principal, runID int64) error {
+	return s.changeRun(ctx, p, runID, ActionWorkflowRerun, func() error { return s.wf.Rerun(ctx, runID) })
+}
+
+func (s *Service) changeRun(ctx context.Context, p Principal, runID int64, action string, do func() error) error {
+	r, _, err := s.reachRun(ctx, p, runID)
+	if err != nil {
+		return err
+	}
+	if err := do(); err != nil {
+		return s.workflowError(err)
+	}
+	s.Record(ctx, p, Change{Action: action, TargetKind: TargetWorkflow, TargetID: itoa(r.WorkflowID),
+		Fields: []FieldChange{{Field: "runId", After: ptr(strconv.FormatInt(runID, 10))}}})
+	return nil
+}
+
+// GetWorkflow reads a workflow the caller reaches.
+func (s *Service) GetWorkflow(ctx context.Context, p Principal, id int) (schema.Workflow, error) {
+	return s.reachWorkflow(ctx, p, id)
+}
+
+// ListWorkflows lists a page of the workflows the caller reaches whose name contains
+// name, newest first, and how many there are. A normal user's page is cut from every
+// matching workflow (a workflow's groups are a list, not a column to filter on).
+func (s *Service) ListWorkflows(ctx context.Context, p Principal, name string, offset, limit int) ([]schema.Workflow, int, error) {
+	if s.wf == nil {
+		return nil, 0, s.errWorkflowsOff()
+	}
+	if p.Admin() {
+		return s.store.ListWorkflows(ctx, name, offset, limit)
+	}
+	all, _, err := s.store.ListWorkflows(ctx, name, 0, math.MaxInt32)
+	if err != nil {
+		return nil, 0, err
+	}
+	var mine []schema.Workflow
+	for _, w := range all {
+		if workflow.Reaches(w, p.CanGroup) {
+			mine = append(mine, w)
+		}
+	}
+	if offset >= len(mine) {
+		return nil, len(mine), nil
+	}
+	return mine[offset:min(offset+limit, len(mine))], len(mine), nil
+}

@@ -1,0 +1,183 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Schedule types, misfire strategies and failure policies of a workflow.
+const (
+	ScheduleCron       = "CRON"
+	ScheduleFixRate    = "FIX_RATE"
+	ScheduleNone       = "NONE"
+	MisfireDoNothing   = "DO_NOTHING"
+	MisfireFireOnceNow = "FIRE_ONCE_NOW"
+	PolicyStop         = "STOP"
+	PolicyContinue     = "CONTINUE"
+)
+
+// Definition is a workflow as a user or a token saves it.
+type Definition struct {
+	// ID is 0 for a new workflow.
+	ID    int
+	Name  string
+	Graph Graph
+	// ScheduleType is ScheduleCron, ScheduleFixRate or ScheduleNone ("" = none).
+	ScheduleType string
+	ScheduleConf string
+	// MisfireStrategy is MisfireDoNothing ("") or MisfireFireOnceNow.
+	MisfireStrategy string
+	// FailurePolicy is PolicyStop ("") or PolicyContinue.
+	FailurePolicy string
+	// RunTimeout is in seconds; 0 means none.
+	RunTimeout int
+	// Scheduled turns the schedule on.
+	Scheduled bool
+}
+
+// MayManage reports whether the caller may manage jobs of an executor group; nil
+// allows every group.
+type MayManage func(group int) bool
+
+// normalize fills in the defaults.
+func (d *Definition) normalize() {
+	d.Name = strings.TrimSpace(d.Name)
+	if d.ScheduleType == "" {
+		d.ScheduleType = ScheduleNone
+	}
+	if d.MisfireStrategy == "" {
+		d.MisfireStrategy = MisfireDoNothing
+	}
+	if d.FailurePolicy == "" {
+		d.FailurePolicy = PolicyStop
+	}
+}
+
+// Validate checks a definition as Save would and returns the executor groups of its
+// nodes' jobs. A refusal is an *Error naming the node at fault.
+func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]int, error) {
+	d.normalize()
+	if d.Name == "" || len([]rune(d.Name)) > 128 {
+		return nil, refuse("", "the name must hold 1 to 128 characters")
+	}
+	switch d.ScheduleType {
+	case ScheduleCron, ScheduleFixRate:
+		if _, _, err := e.sched.NextFireTime(schema.Job{ScheduleType: d.ScheduleType, ScheduleConf: d.ScheduleConf}, e.clock.Now()); err != nil {
+			return nil, refuse("", "schedule %s %q: %v", d.ScheduleType, d.ScheduleConf, err)
+		}
+	case ScheduleNone:
+		if d.Scheduled {
+			return nil, refuse("", "a workflow without a schedule cannot be scheduled")
+		}
+	default:
+		return nil, refuse("", "unknown schedule type %q (CRON, FIX_RATE, NONE)", d.ScheduleType)
+	}
+	if d.MisfireStrategy != MisfireDoNothing && d.MisfireStrategy != MisfireFireOnceNow {
+		return nil, refuse("", "unknown misfire strategy %q (DO_NOTHING, FIRE_ONCE_NOW)", d.MisfireStrategy)
+	}
+	if d.FailurePolicy != PolicyStop && d.FailurePolicy != PolicyContinue {
+		return nil, refuse("", "unknown failure policy %q (STOP, CONTINUE)", d.FailurePolicy)
+	}
+	if d.RunTimeout < 0 {
+		return nil, refuse("", "the run timeout cannot be negative")
+	}
+	if _, err := check(d.Graph); err != nil {
+		return nil, err
+	}
+	ids := make([]int, 0, len(d.Graph.Nodes))
+	for _, n := range d.Graph.Nodes {
+		ids = append(ids, n.JobID)
+	}
+	jobs, err := e.store.LoadJobs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load the jobs of workflow %q: %w", d.Name, err)
+	}
+	var groups []int
+	for _, n := range d.Graph.Nodes {
+		j, ok := jobs[n.JobID]
+		if !ok {
+			return nil, refuse(n.Name, "job %d does not exist", n.JobID)
+		}
+		if may != nil && !may(j.JobGroup) {
+			return nil, refuse(n.Name, "job %d is in executor group %d, which you may not manage", n.JobID, j.JobGroup)
+		}
+		if j.ExecutorRouteStrategy == route.ShardingBroadcast {
+			return nil, refuse(n.Name, "job %d is a sharding broadcast; a node runs on one executor", n.JobID)
+		}
+		if !slices.Contains(groups, j.JobGroup) {
+			groups = append(groups, j.JobGroup)
+		}
+	}
+	slices.Sort(groups)
+	return groups, nil
+}
+
+// Save validates and stores a definition, a new workflow when d.ID is 0, and returns
+// its id. Runs under way keep the graph they started with.
+func (e *Engine) Save(ctx context.Context, d Definition, author string, may MayManage) (int, error) {
+	d.normalize()
+	groups, err := e.Validate(ctx, d, may)
+	if err != nil {
+		return 0, err
+	}
+	now := e.clock.Now()
+	w := schema.Workflow{ID: d.ID, Name: d.Name, Graph: d.Graph.JSON(), Groups: groups, ScheduleType: d.ScheduleType,
+		ScheduleConf: d.ScheduleConf, MisfireStrategy: d.MisfireStrategy, FailurePolicy: d.FailurePolicy,
+		RunTimeout: d.RunTimeout, Author: author, AddTime: now.UnixMilli(), UpdateTime: now.UnixMilli()}
+	if d.Scheduled {
+		next, ok, err := e.sched.NextFireTime(schema.Job{ScheduleType: d.ScheduleType, ScheduleConf: d.ScheduleConf}, now)
+		if err != nil || !ok {
+			return 0, refuse("", "schedule %s %q has no next fire time", d.ScheduleType, d.ScheduleConf)
+		}
+		w.TriggerStatus, w.TriggerNextTime = 1, next.UnixMilli()
+	}
+	if d.ID == 0 {
+		return e.store.InsertWorkflow(ctx, w)
+	}
+	found, err := e.store.UpdateWorkflow(ctx, w)
+	if err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, schema.ErrNotFound
+	}
+	return d.ID, nil
+}
+
+// Remove deletes a workflow definition; its runs stay, and those under way finish.
+func (e *Engine) Remove(ctx context.Context, id int) error {
+	found, err := e.store.DeleteWorkflow(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return schema.ErrNotFound
+	}
+	return nil
+}
+
+// Reaches reports whether a caller that may manage the groups may reaches a workflow:
+// every group of its nodes must be one of them.
+func Reaches(w schema.Workflow, may MayManage) bool {
+	if may == nil {
+		return true
+	}
+	for _, g := range w.Groups {
+		if !may(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsRefusal reports whether err is a definition refused on save (*Error).
+func IsRefusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}

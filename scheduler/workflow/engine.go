@@ -1,0 +1,286 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// Scheduler is what the engine needs of the job scheduler (*scheduler.Scheduler).
+type Scheduler interface {
+	Trigger(ctx context.Context, req scheduler.TriggerRequest) error
+	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
+	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
+	Instance() string
+}
+
+// Config is what an Engine runs on.
+type Config struct {
+	Store     *schema.Store
+	Scheduler Scheduler
+	// Clock defaults to the wall clock; Location (the zone of run.fireTime) to Local.
+	Clock    clock.Clock
+	Location *time.Location
+	Logger   *slog.Logger
+}
+
+// Engine starts and advances workflow runs. It is safe for concurrent use, and any
+// number of engines (admins) may share a database.
+type Engine struct {
+	store *schema.Store
+	sched Scheduler
+	clock clock.Clock
+	loc   *time.Location
+	log   *slog.Logger
+
+	metrics metrics
+	// plans are checked graphs by their JSON text (planOf).
+	plans     sync.Map
+	planCount atomic.Int64
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	once      sync.Once
+	mu        sync.Mutex
+	done      bool
+}
+
+// Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
+const (
+	// LoopEvery is how often the schedule and the safety net run.
+	LoopEvery = time.Second
+	// CheckAfter is how long after an advance the safety net looks at a run again.
+	CheckAfter = 5 * time.Second
+	// CheckBatch is how many runs one safety-net pass advances at most.
+	CheckBatch = 100
+	// UncertainAfter is how long a dispatched log row may keep trigger_code 0 before
+	// the safety net closes it as an uncertain send.
+	UncertainAfter = 10 * time.Minute
+	// MisfireAfter is how late a planned start may be and still start.
+	MisfireAfter = 5 * time.Second
+)
+
+// New builds an engine. Register its Notify with the scheduler
+// (scheduler.OnResultsStored) and Start its loop.
+func New(cfg Config) *Engine {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
+		metrics: newMetrics(), stop: make(chan struct{})}
+}
+
+// Start launches the loop that starts scheduled workflows and runs the safety net.
+func (e *Engine) Start() {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		t := time.NewTicker(LoopEvery)
+		defer t.Stop()
+		failing := false
+		for {
+			select {
+			case <-e.stop:
+				return
+			case <-t.C:
+			}
+			ctx := context.Background()
+			failing = e.loopState(failing, errors.Join(e.ScheduleOnce(ctx), e.CheckOnce(ctx)))
+		}
+	}()
+}
+
+// loopState logs a failing loop pass once per episode, and its end; it returns whether
+// the loop is failing now.
+func (e *Engine) loopState(failing bool, err error) bool {
+	switch {
+	case err != nil && !failing:
+		e.log.Warn("workflow schedule and safety net failing; retried every second, said again when they work", "err", err)
+	case err == nil && failing:
+		e.log.Info("workflow schedule and safety net work again")
+	}
+	return err != nil
+}
+
+// Stop ends the loop and waits for the advances under way.
+func (e *Engine) Stop() {
+	e.once.Do(func() {
+		e.mu.Lock()
+		e.done = true
+		e.mu.Unlock()
+		close(e.stop)
+	})
+	e.wg.Wait()
+}
+
+// Wait waits for the advances Notify started (tests).
+func (e *Engine) Wait() { e.wg.Wait() }
+
+// Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
+// monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
+// of their own.
+func (e *Engine) Notify(logIDs []int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return
+	}
+	stored := time.Now()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		ctx := context.Background()
+		runs, err := e.store.WorkflowRunsOfLogs(ctx, logIDs)
+		if err != nil {
+			e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
+			return
+		}
+		for _, id := range runs {
+			if err := e.advanceSince(ctx, id, stored); err != nil {
+				e.log.Warn("could not advance a workflow run; the safety net retries", "run_id", id, "err", err)
+			}
+		}
+	}()
+}
+
+// CheckOnce is one pass of the safety net: it advances the running runs whose check
+// time has passed (results stored without word to this admin, timeouts, runs whose
+// admin died).
+func (e *Engine) CheckOnce(ctx context.Context) error {
+	ids, err := e.store.DueWorkflowRuns(ctx, e.clock.Now().UnixMilli(), CheckBatch)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, id := range ids {
+		if err := e.Advance(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("run %d: %w", id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ScheduleOnce starts the runs of the scheduled workflows that are due. Of several
+// admins reading the same due time, the one whose compare-and-set of the next time
+// commits starts the run, in the same transaction.
+func (e *Engine) ScheduleOnce(ctx context.Context) error {
+	now := e.clock.Now()
+	due, err := e.store.DueWorkflows(ctx, now.UnixMilli(), 100)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, w := range due {
+		if err := e.fireScheduled(ctx, w, now); err != nil {
+			errs = append(errs, fmt.Errorf("workflow %d: %w", w.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Engine) fireScheduled(ctx context.Context, w schema.Workflow, now time.Time) error {
+	planned := time.UnixMilli(w.TriggerNextTime)
+	from, trigger := planned, "CRON"
+	if now.Sub(planned) > MisfireAfter {
+		from, trigger = now, "MISFIRE"
+	}
+	start := trigger == "CRON" || w.MisfireStrategy == MisfireFireOnceNow
+	next, ok, err := e.sched.NextFireTime(schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf}, from)
+	nextMs, status := next.UnixMilli(), 1
+	if err != nil || !ok {
+		nextMs, status = 0, 0 // no next time: the workflow stops, as a job does
+	}
+	var runID int64
+	err = e.store.InTx(ctx, func(ctx context.Context) error {
+		moved, err := e.store.MoveWorkflowNextTime(ctx, w.ID, w.TriggerNextTime, nextMs, status)
+		if err != nil || !moved || !start {
+			return err
+		}
+		runID, err = e.insertRun(ctx, w, "", trigger, planned, "")
+		return err
+	})
+	if err == nil && runID != 0 {
+		e.runEvent("started")
+	}
+	if err != nil || runID == 0 {
+		return err
+	}
+	return e.Advance(ctx, runID)
+}
+
+// StartRun starts a run of a workflow now with an input parameter and returns its id.
+// triggerType is "MANUAL" or "API"; user is who asked.
+func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerType, user string) (int64, error) {
+	if n, max := utf8.RuneCountInString(input), 65535/4; n > max {
+		return 0, refuse("", "the input has %d characters, more than %d", n, max)
+	}
+	w, err := e.store.LoadWorkflow(ctx, workflowID)
+	if err != nil {
+		return 0, err
+	}
+	id, err := e.insertRun(ctx, w, input, triggerType, e.clock.Now(), user)
+	if err != nil {
+		return 0, err
+	}
+	e.runEvent("started")
+	if err := e.Advance(ctx, id); err != nil {
+		// The run is stored: the safety net advances it.
+		e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)
+	}
+	return id, nil
+}
+
+func (e *Engine) insertRun(ctx context.Context, w schema.Workflow, input, triggerType string, planned time.Time, user string) (int64, error) {
+	g, err := ParseGraph(w.Graph)
+	if err != nil {
+		return 0, err
+	}
+	now := e.clock.Now().UnixMilli()
+	r := schema.WorkflowRun{WorkflowID: w.ID, Graph: w.Graph, FailurePolicy: w.FailurePolicy, State: schema.WorkflowRunning,
+		Input: input, TriggerType: triggerType, FireTime: planned.UnixMilli(), StartTime: now, CheckTime: now + CheckAfter.Milliseconds(),
+		CreateUser: user}
+	if w.RunTimeout > 0 {
+		r.Deadline = now + int64(w.RunTimeout)*1000
+	}
+	nodes := make([]schema.NodeRun, len(g.Nodes))
+	for i, n := range g.Nodes {
+		nodes[i] = schema.NodeRun{Node: n.Name, JobID: n.JobID, State: schema.WorkflowWaiting}
+	}
+	return e.store.InsertWorkflowRun(ctx, r, nodes)
+}
+
+// dispatchPrefix starts the trigger_msg of a node's log row until its trigger outcome
+// is written: the admin instance that sends it, and the run.
+const dispatchPrefix = "xxl-admin-go:workflow:"
+
+// childReport is where the admin's report of a job's child jobs starts in a handle
+// message (scheduler.triggerChildren): not part of a node's output.
+const childReport = `<br><br><span style="color:#00c0ef;" > >>>>>>>>>>>`
+
+// output is a node's output: the handle message its executor reported.
+func output(handleMsg string) string {
+	if i := strings.Index(handleMsg, childReport); i >= 0 {
+		return handleMsg[:i]
+	}
+	return handleMsg
+}
+
+// final reports whether a node state is final.
+func final(state string) bool {
+	return state != schema.WorkflowWaiting && state != schema.WorkflowRunning
+}

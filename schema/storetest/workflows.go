@@ -1,0 +1,238 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+func runWorkflows(t *testing.T, setup setupFunc) {
+	t.Run("Definitions", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		ok, err := b.st.HasWorkflowTables(b.ctx)
+		require.NoError(t, err)
+		require.True(t, ok, "schema init creates the workflow tables")
+		require.NoError(t, b.st.CreateWorkflowTables(b.ctx), "creating them again is a no-op")
+
+		in := schema.Workflow{Name: "nightly etl", Graph: `{"nodes":[{"name":"a","jobId":1}]}`, Groups: []int{1, 4},
+			ScheduleType: "CRON", ScheduleConf: "0 0 1 * * ?", MisfireStrategy: "FIRE_ONCE_NOW", FailurePolicy: "CONTINUE",
+			RunTimeout: 3600, TriggerStatus: 1, TriggerNextTime: 1_700_000_000_000, Author: "admin",
+			AddTime: 1_600_000_000_000, UpdateTime: 1_600_000_000_001}
+		id, err := b.st.InsertWorkflow(b.ctx, in)
+		require.NoError(t, err)
+		require.Positive(t, id)
+		in.ID = id
+		got, err := b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, in, got)
+
+		in.Name, in.Graph, in.Groups, in.ScheduleType, in.ScheduleConf = "renamed", `{"nodes":[]}`, []int{2}, "FIX_RATE", "30"
+		in.TriggerStatus, in.UpdateTime, in.RunTimeout = 0, 1_600_000_000_500, 0
+		done, err := b.st.UpdateWorkflow(b.ctx, in)
+		require.NoError(t, err)
+		require.True(t, done)
+		got, err = b.st.LoadWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, in, got)
+		done, err = b.st.UpdateWorkflow(b.ctx, schema.Workflow{ID: id + 100, Name: "x"})
+		require.NoError(t, err)
+		require.False(t, done, "unknown id")
+
+		for i := range 4 {
+			_, err := b.st.InsertWorkflow(b.ctx, schema.Workflow{Name: fmt.Sprintf("report_%d", i), Graph: "{}", ScheduleType: "NONE",
+				MisfireStrategy: "DO_NOTHING", FailurePolicy: "STOP", AddTime: 1, UpdateTime: 1})
+			require.NoError(t, err)
+		}
+		ws, total, err := b.st.ListWorkflows(b.ctx, "", 0, 3)
+		require.NoError(t, err)
+		require.Equal(t, 5, total)
+		require.Equal(t, []string{"report_3", "report_2", "report_1"}, []string{ws[0].Name, ws[1].Name, ws[2].Name}, "newest first")
+		ws, total, err = b.st.ListWorkflows(b.ctx, "REPORT_", 3, 3)
+		require.NoError(t, err)
+		require.Equal(t, 4, total, "the search ignores case")
+		require.Len(t, ws, 1)
+		_, total, err = b.st.ListWorkflows(b.ctx, "_0", 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, 1, total, "_ is literal")
+		_, total, err = b.st.ListWorkflows(b.ctx, "%x", 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, 0, total)
+
+		done, err = b.st.DeleteWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.True(t, done)
+		_, err = b.st.LoadWorkflow(b.ctx, id)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+		done, err = b.st.DeleteWorkflow(b.ctx, id)
+		require.NoError(t, err)
+		require.False(t, done)
+	})
+	t.Run("Schedule", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		add := func(status int, next int64) int {
+			id, err := b.st.InsertWorkflow(b.ctx, schema.Workflow{Name: "w", Graph: "{}", ScheduleType: "FIX_RATE", ScheduleConf: "10",
+				MisfireStrategy: "DO_NOTHING", FailurePolicy: "STOP", TriggerStatus: status, TriggerNextTime: next, AddTime: 1, UpdateTime: 1})
+			require.NoError(t, err)
+			return id
+		}
+		late, early, stopped, ahead := add(1, 5_000), add(1, 2_000), add(0, 1_000), add(1, 9_000)
+		due, err := b.st.DueWorkflows(b.ctx, 5_000, 10)
+		require.NoError(t, err)
+		require.Len(t, due, 2, "stopped and later ones are not due")
+		require.Equal(t, []int{early, late}, []int{due[0].ID, due[1].ID}, "earliest first")
+
+		moved, err := b.st.MoveWorkflowNextTime(b.ctx, early, 2_000, 12_000, 1)
+		require.NoError(t, err)
+		require.True(t, moved)
+		moved, err = b.st.MoveWorkflowNextTime(b.ctx, early, 2_000, 12_000, 1)
+		require.NoError(t, err)
+		require.False(t, moved, "a second admin that read the same time moves nothing")
+		moved, err = b.st.MoveWorkflowNextTime(b.ctx, stopped, 1_000, 11_000, 1)
+		require.NoError(t, err)
+		require.False(t, moved, "a stopped workflow is not moved (nor restarted)")
+		moved, err = b.st.MoveWorkflowNextTime(b.ctx, late, 5_000, 0, 0)
+		require.NoError(t, err)
+		require.True(t, moved)
+		got, err := b.st.LoadWorkflow(b.ctx, late)
+		require.NoError(t, err)
+		require.Equal(t, 0, got.TriggerStatus)
+		due, err = b.st.DueWorkflows(b.ctx, 20_000, 10)
+		require.NoError(t, err)
+		require.Equal(t, []int{ahead, early}, []int{due[0].ID, due[1].ID})
+	})
+	t.Run("Runs", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		run := schema.WorkflowRun{WorkflowID: 7, Graph: `{"nodes":[]}`, FailurePolicy: "STOP", State: schema.WorkflowRunning,
+			Input: `{"day":"2026-11-27"}`, TriggerType: "API", FireTime: 1_000, StartTime: 1_001, Deadline: 61_001, CheckTime: 6_001,
+			CreateUser: "token:etl"}
+		nodes := []schema.NodeRun{{Node: "a", JobID: 1, State: schema.WorkflowWaiting}, {Node: "b", JobID: 1, State: schema.WorkflowWaiting}}
+		id, err := b.st.InsertWorkflowRun(b.ctx, run, nodes)
+		require.NoError(t, err)
+		require.Positive(t, id)
+		require.Equal(t, id, nodes[1].RunID)
+		run.ID = id
+		got, err := b.st.LoadWorkflowRun(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, run, got)
+		_, err = b.st.LoadWorkflowRun(b.ctx, id+100)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+		_, err = b.st.InsertWorkflowRun(b.ctx, run, []schema.NodeRun{{Node: "a"}, {Node: "a"}})
+		require.Error(t, err, "a node name once per run")
+		runs, total, err := b.st.ListWorkflowRuns(b.ctx, 7, 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, 1, total, "the failed insert left no run behind")
+		require.Equal(t, id, runs[0].ID)
+
+		// A node dispatched: its log row and its state in one transaction under the run's lock.
+		var logID int64
+		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
+			r, err := b.st.LockWorkflowRun(ctx, id)
+			require.NoError(t, err)
+			require.Equal(t, schema.WorkflowRunning, r.State)
+			ns, err := b.st.WorkflowNodeRuns(ctx, id)
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b"}, []string{ns[0].Node, ns[1].Node})
+			logID, err = b.st.InsertLogWithMsg(ctx, 1, 1, b.at("2024-05-01 10:00:00"), "xxl-admin-go:workflow:x")
+			require.NoError(t, err)
+			n := ns[0]
+			n.State, n.Attempt, n.LogID, n.Param, n.StartTime = schema.WorkflowRunning, 1, logID, "p=1", 2_000
+			return b.st.UpdateNodeRun(ctx, n)
+		}))
+		runIDs, err := b.st.WorkflowRunsOfLogs(b.ctx, []int64{logID, logID + 1000})
+		require.NoError(t, err)
+		require.Equal(t, []int64{id}, runIDs)
+		res, err := b.st.LogResults(b.ctx, []int64{logID, logID + 1000})
+		require.NoError(t, err)
+		require.Len(t, res, 1)
+		require.Equal(t, 0, res[logID].TriggerCode)
+		require.Equal(t, "xxl-admin-go:workflow:x", res[logID].TriggerMsg)
+		b.requireTime(t, b.at("2024-05-01 10:00:00"), res[logID].TriggerTime)
+		won, err := b.st.CompleteLog(b.ctx, logID, b.at("2024-05-01 10:00:05"), 200, `{"file":"x.csv"}`)
+		require.NoError(t, err)
+		require.True(t, won)
+		res, err = b.st.LogResults(b.ctx, []int64{logID})
+		require.NoError(t, err)
+		require.Equal(t, 200, res[logID].HandleCode)
+		require.Equal(t, `{"file":"x.csv"}`, res[logID].HandleMsg)
+
+		// A transaction that rolls back leaves neither the log row nor the node change.
+		require.Error(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
+			if _, err := b.st.LockWorkflowRun(ctx, id); err != nil {
+				return err
+			}
+			l, err := b.st.InsertLogWithMsg(ctx, 1, 1, b.at("2024-05-01 10:00:00"), "xxl-admin-go:workflow:y")
+			require.NoError(t, err)
+			ns, _ := b.st.WorkflowNodeRuns(ctx, id)
+			n := ns[1]
+			n.State, n.LogID = schema.WorkflowRunning, l
+			require.NoError(t, b.st.UpdateNodeRun(ctx, n))
+			return fmt.Errorf("crash before commit")
+		}))
+		ns, err := b.st.WorkflowNodeRuns(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, schema.WorkflowWaiting, ns[1].State)
+		require.Zero(t, ns[1].LogID)
+		require.Equal(t, schema.NodeRun{ID: ns[0].ID, RunID: id, Node: "a", JobID: 1, State: schema.WorkflowRunning, Attempt: 1,
+			LogID: logID, Param: "p=1", StartTime: 2_000}, ns[0])
+
+		due, err := b.st.DueWorkflowRuns(b.ctx, 6_001, 10)
+		require.NoError(t, err)
+		require.Equal(t, []int64{id}, due)
+		due, err = b.st.DueWorkflowRuns(b.ctx, 6_000, 10)
+		require.NoError(t, err)
+		require.Empty(t, due, "not before its check time")
+
+		run.State, run.EndTime, run.Msg = schema.WorkflowSucceeded, 9_000, "done"
+		require.NoError(t, b.st.UpdateWorkflowRun(b.ctx, run))
+		got, err = b.st.LoadWorkflowRun(b.ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, run, got)
+		due, err = b.st.DueWorkflowRuns(b.ctx, 100_000, 10)
+		require.NoError(t, err)
+		require.Empty(t, due, "only running runs are checked")
+		runIDs, err = b.st.WorkflowRunsOfLogs(b.ctx, []int64{logID})
+		require.NoError(t, err)
+		require.Equal(t, []int64{id}, runIDs, "the node row is still running: only advancing changes it")
+	})
+	t.Run("LockOrdersAdvances", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		id, err := b.st.InsertWorkflowRun(b.ctx, schema.WorkflowRun{WorkflowID: 1, Graph: "{}", FailurePolicy: "STOP",
+			State: schema.WorkflowRunning, TriggerType: "MANUAL"}, nil)
+		require.NoError(t, err)
+		held, release, second := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() {
+			_ = b.st.InTx(context.Background(), func(ctx context.Context) error {
+				if _, err := b.st.LockWorkflowRun(ctx, id); err != nil {
+					return err
+				}
+				close(held)
+				<-release
+				return nil
+			})
+		}()
+		<-held
+		go func() {
+			defer close(second)
+			_ = b.st.InTx(context.Background(), func(ctx context.Context) error {
+				_, err := b.st.LockWorkflowRun(ctx, id)
+				return err
+			})
+		}()
+		require.True(t, blocked(second), "a second advance of the run waits for the first")
+		close(release)
+		select {
+		case <-second:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the second advance did not get the lock after the first committed")
+		}
+	})
+}
