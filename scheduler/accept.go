@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -126,9 +127,11 @@ func (s *Scheduler) Accept(ctx context.Context, reqs ...TriggerRequest) error {
 	fire := func() {
 		now := s.clock.Now()
 		for _, t := range ts {
-			if !t.NotBefore.After(now) {
-				s.fireAccepted(t)
+			if d := t.NotBefore.Sub(now); d > 0 {
+				s.fireAt(t, d)
+				continue
 			}
+			s.fireAccepted(t)
 		}
 	}
 	if !s.store.AfterCommit(ctx, fire) {
@@ -137,14 +140,37 @@ func (s *Scheduler) Accept(ctx context.Context, reqs ...TriggerRequest) error {
 	return nil
 }
 
+// fireAtMax is the longest wait fireAt keeps in memory; a later trigger is left to
+// FireDueOnce alone.
+const fireAtMax = 10 * time.Minute
+
+// fireAt hands an accepted trigger to the pools after d, on the dot of its not-before
+// time rather than at FireDueOnce's next second. Only a shortcut: the trigger is in
+// the database, FireDueOnce fires it all the same when this admin misses it, and the
+// dispatch mark keeps it from going out twice.
+func (s *Scheduler) fireAt(t schema.PendingTrigger, d time.Duration) {
+	if d > fireAtMax {
+		return
+	}
+	go func() {
+		if clock.Sleep(s.clock, d, s.stopMon) {
+			s.fireAcceptedAs(t, true)
+		}
+	}()
+}
+
 // fireAccepted hands one accepted trigger to the pools, unless it is there already.
-func (s *Scheduler) fireAccepted(t schema.PendingTrigger) {
+func (s *Scheduler) fireAccepted(t schema.PendingTrigger) { s.fireAcceptedAs(t, false) }
+
+// fireAcceptedAs is fireAccepted; timed marks fireAt's hand-over, which may come
+// after FireDueOnce sent the trigger already (then it is dropped quietly).
+func (s *Scheduler) fireAcceptedAs(t schema.PendingTrigger, timed bool) {
 	if _, busy := s.accepted.inflight.LoadOrStore(t.LogID, struct{}{}); busy {
 		return
 	}
 	ok := s.Submit(TriggerRequest{JobID: t.JobID, Type: TriggerType(t.Type), FailRetryCount: t.FailRetryCount,
 		ShardingParam: t.ShardingParam, ExecutorParam: t.ExecutorParam, AddressList: t.AddressList, Chain: t.Chain,
-		ClaimLogID: t.LogID, ClaimMarker: t.Marker, accepted: true})
+		ClaimLogID: t.LogID, ClaimMarker: t.Marker, accepted: true, timed: timed})
 	if !ok {
 		s.accepted.inflight.Delete(t.LogID) // stopping: left to the other admins
 	}
@@ -178,7 +204,7 @@ func (s *Scheduler) dispatchAccepted(ctx context.Context, req TriggerRequest, ad
 		marker += "<br>" + s.msgs.T("jobconf_trigger_chain") + "：" + chainText(req.Chain)
 	}
 	ok, err := s.store.DispatchTrigger(ctx, req.ClaimLogID, req.ClaimMarker, marker, address, at)
-	if err == nil && !ok {
+	if err == nil && !ok && !req.timed {
 		s.log.Warn("accepted trigger taken over by another admin meanwhile; not sent by this one", "job_id", req.JobID, "log_id", req.ClaimLogID)
 	}
 	return ok, err

@@ -34,6 +34,7 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 		return nil
 	}
 	all := items
+	failed := slices.ContainsFunc(items, func(it CallbackResult) bool { return it.HandleCode > 0 && it.HandleCode != 200 })
 	items, attached, writing := s.attachResults(s.dropRepeats(items))
 	// Results whose log's outcome this admin is writing at this moment wait for that
 	// write: their guarded UPDATE would otherwise wait on its row lock, holding a
@@ -56,6 +57,9 @@ func (s *Scheduler) Callback(ctx context.Context, items []CallbackResult) error 
 	// The results completeChunk deferred are stored (or failed) only after do returned:
 	// the executor is told of success only once they are.
 	w.wg.Wait()
+	if failed {
+		s.wakeFail() // a retry's wait counts from the failure, not from the next pass
+	}
 	if err = cmp.Or(err, w.err, attached()); err == nil {
 		s.resultsStored(all) // workflows advance now, not at their next poll
 	}

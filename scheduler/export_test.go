@@ -49,3 +49,6 @@ func (s *Scheduler) LeaseInstance() string { return s.leases.Instance() }
 // LeaseCounters are the partition leases this admin took over from another and the
 // held leases it lost or failed to renew (the metrics' counts).
 func (s *Scheduler) LeaseCounters() (takenOver, renewFailed int64) { return s.leases.Counts() }
+
+// RetryNotBefore plans a failed log's retry (backoff.go).
+var RetryNotBefore = retryNotBefore

@@ -219,11 +219,21 @@ func (s *Scheduler) handleFailed(ctx context.Context, id int64) error {
 		}
 		param := l.ExecutorParam
 		chain := parseChain(l.TriggerMsg)
+		var failed, notBefore time.Time
+		var wait time.Duration
+		if !jobMissing {
+			failed, notBefore, wait = retryNotBefore(job, l, s.clock.Now())
+		}
 		if err := s.Accept(ctx, TriggerRequest{JobID: l.JobID, Type: TriggerRetry, FailRetryCount: l.ExecutorFailRetryCount - 1,
-			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: chain}); err != nil {
+			ShardingParam: l.ExecutorShardingParam, ExecutorParam: &param, Chain: chain, NotBefore: notBefore}); err != nil {
 			return err
 		}
-		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + s.msgs.T("jobconf_trigger_type_retry") + `<<<<<<<<<<< </span><br>`
+		note := s.msgs.T("jobconf_trigger_type_retry")
+		if wait > 0 {
+			const ms = "2006-01-02 15:04:05.000"
+			note += " " + javaFormat(s.msgs.T("jobconf_retry_wait"), wait.String(), failed.In(s.loc).Format(ms), notBefore.In(s.loc).Format(ms))
+		}
+		l.TriggerMsg += `<br><br><span style="color:#F39C12;" > >>>>>>>>>>>` + note + `<<<<<<<<<<< </span><br>`
 		return s.store.UpdateLogTrigger(ctx, l)
 	})
 	if err != nil || !claimed {

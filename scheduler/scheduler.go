@@ -157,6 +157,7 @@ type Scheduler struct {
 	// failFrom that were still unfinished when read again (long runs); failFull is when
 	// it last swept the whole table.
 	failMu   sync.Mutex
+	failWake chan struct{} // a failed result came: run a pass before the next 10 s (wakeFail)
 	failFrom int64
 	failRead int64
 	failOpen map[int64]struct{}
@@ -253,7 +254,7 @@ func New(cfg Config, store *schema.Store, exec Executor, clk clock.Clock) *Sched
 		cfg: cfg, store: store, exec: exec, clock: clk, log: cfg.Logger,
 		msgs: i18n.For(cfg.Lang), router: route.NewRouter(nil), loc: cfg.Location,
 		adminIP: cfg.AdminIP, p3: cfg.P3,
-		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}),
+		stopScan: make(chan struct{}), stopRing: make(chan struct{}), stopMon: make(chan struct{}), failWake: make(chan struct{}, 1),
 		scanWake: make(chan struct{}, 1),
 	}
 	if s.cfg.ShutdownTimeout <= 0 {

@@ -61,6 +61,8 @@ type TriggerRequest struct {
 	// accepted marks a trigger taken on through Accept: its claim row is marked
 	// dispatched before the executor is called (dispatchAccepted).
 	accepted bool
+	// timed marks an accepted trigger handed over at its not-before time (fireAt).
+	timed bool
 
 	// job and group, when set, were loaded for a whole ring tick in one statement each;
 	// a nil group with groupLoaded means the group does not exist.

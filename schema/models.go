@@ -48,6 +48,8 @@ type Job struct {
 	CalendarIDs []int
 	// Tags are the job's tags from the same row (sorted, lower case).
 	Tags []string
+	// Retry is the job's retry back-off (xxl_admin_job_option too); zero: at once.
+	Retry RetryBackoff
 }
 
 // Log is a row of xxl_job_log: one trigger attempt (one shard).

@@ -47,14 +47,15 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	for rows.Next() {
 		var j Job
 		var addT, updT, glueT sql.NullTime
-		var author, email, conf, route, handler, param, block, src, remark, child, tz, cals, tags sql.NullString
-		if err := rows.Scan(&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
+		var author, email, conf, route, handler, param, block, src, remark, child sql.NullString
+		var opt jobOptionScan
+		if err := rows.Scan(append([]any{&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
 			&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
 			&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
-			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime, &tz, &cals, &tags); err != nil {
+			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime}, opt.dest()...)...); err != nil {
 			return nil, fmt.Errorf("scan job: %w", err)
 		}
-		scanJobOptionCols(&j, tz, cals, tags)
+		opt.fill(&j)
 		j.AddTime, j.UpdateTime, j.GlueUpdatetime = addT.Time, updT.Time, glueT.Time
 		j.Author, j.AlarmEmail, j.ScheduleConf = author.String, email.String, conf.String
 		j.ExecutorRouteStrategy, j.ExecutorHandler, j.ExecutorParam = route.String, handler.String, param.String

@@ -16,11 +16,11 @@ import (
 // such a job by xxl_job_info alone (see docs/SCHEDULING.md, "Beside Java admins").
 //
 // Columns in use: time_zone (the IANA zone CRON is evaluated in), calendar_ids
-// (exclusion calendars) and tags (the job's tags, comma-separated, sorted, lower
-// case: see NormalizeTags). The retry_* columns are reserved, with their meaning fixed
-// here, for the retry back-off: retry_backoff is '' (retry at once, upstream's way),
-// FIXED or EXPONENTIAL; retry_wait_ms the first wait; retry_cap_ms the longest wait of
-// EXPONENTIAL; retry_jitter a percentage of the wait added at random.
+// (exclusion calendars), tags (the job's tags, comma-separated, sorted, lower case:
+// see NormalizeTags) and the retry back-off: retry_backoff is '' (retry at once,
+// upstream's way), FIXED or EXPONENTIAL; retry_wait_ms the first wait; retry_cap_ms
+// the longest wait of EXPONENTIAL; retry_jitter a percentage of the wait added at
+// random.
 //
 // The job's row is written in the transaction that writes the job, and deleted with
 // the job (DeleteJob).
@@ -34,10 +34,10 @@ const JobOptionTableMySQL = "CREATE TABLE IF NOT EXISTS `xxl_admin_job_option` (
 	"  `job_id` int(11) NOT NULL COMMENT 'xxl_job_info.id',\n" +
 	"  `time_zone` varchar(64) NOT NULL DEFAULT '' COMMENT 'IANA zone CRON is evaluated in; empty: the admin''s zone',\n" +
 	"  `calendar_ids` varchar(255) NOT NULL DEFAULT '' COMMENT 'comma-separated xxl_admin_calendar ids whose days are excluded',\n" +
-	"  `retry_backoff` varchar(16) NOT NULL DEFAULT '' COMMENT 'reserved: empty (at once), FIXED or EXPONENTIAL',\n" +
-	"  `retry_wait_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: first retry wait',\n" +
-	"  `retry_cap_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'reserved: longest retry wait of EXPONENTIAL',\n" +
-	"  `retry_jitter` int(11) NOT NULL DEFAULT '0' COMMENT 'reserved: percent of the wait added at random',\n" +
+	"  `retry_backoff` varchar(16) NOT NULL DEFAULT '' COMMENT 'retry wait: empty (at once), FIXED or EXPONENTIAL',\n" +
+	"  `retry_wait_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'first retry wait',\n" +
+	"  `retry_cap_ms` bigint(20) NOT NULL DEFAULT '0' COMMENT 'longest retry wait of EXPONENTIAL',\n" +
+	"  `retry_jitter` int(11) NOT NULL DEFAULT '0' COMMENT 'percent of the wait added at random',\n" +
 	"  `tags` varchar(255) NOT NULL DEFAULT '' COMMENT 'comma-separated job tags, sorted, lower case',\n" +
 	"  `update_time` bigint(20) NOT NULL DEFAULT '0' COMMENT 'ms since 1970',\n" +
 	"  PRIMARY KEY (`job_id`)\n" +
@@ -77,7 +77,7 @@ const JobOptionTablePostgreSQL = `CREATE TABLE IF NOT EXISTS xxl_admin_job_optio
 // check (OwnTables).
 var jobOptionOwnTable = OwnTable{
 	Name:       JobOptionTable,
-	Purpose:    "a job's settings beyond upstream's columns (time zone, exclusion calendars, tags)",
+	Purpose:    "a job's settings beyond upstream's columns (time zone, exclusion calendars, tags, retry back-off)",
 	MySQL:      JobOptionTableMySQL,
 	SQLite:     JobOptionTableSQLite,
 	PostgreSQL: JobOptionTablePostgreSQL,
@@ -94,13 +94,35 @@ type JobOption struct {
 	// Tags are the job's tags (NormalizeTags): what lists, exports and `jobs apply`
 	// select jobs by.
 	Tags []string
+	// Retry is how long a failed run's retry waits; the zero value retries at once.
+	Retry RetryBackoff
 	// UpdateTime is when the row was last written, ms since 1970.
 	UpdateTime int64
 }
 
 // IsZero reports that the option changes nothing: the job needs no row.
 func (o JobOption) IsZero() bool {
-	return o.TimeZone == "" && len(o.CalendarIDs) == 0 && len(o.Tags) == 0
+	return o.TimeZone == "" && len(o.CalendarIDs) == 0 && len(o.Tags) == 0 && o.Retry == RetryBackoff{}
+}
+
+// Retry back-off kinds (xxl_admin_job_option.retry_backoff); "" retries at once.
+const (
+	RetryFixed       = "FIXED"
+	RetryExponential = "EXPONENTIAL"
+)
+
+// RetryBackoff is how long the retries of a job's failed runs wait: the columns
+// retry_backoff, retry_wait_ms, retry_cap_ms and retry_jitter. The retry count stays
+// xxl_job_info.executor_fail_retry_count.
+type RetryBackoff struct {
+	// Kind is "" (at once, as upstream), RetryFixed or RetryExponential.
+	Kind string
+	// WaitMs is the wait of every retry (FIXED) or of the first (EXPONENTIAL).
+	WaitMs int64
+	// CapMs bounds an EXPONENTIAL wait; 0 leaves it unbounded.
+	CapMs int64
+	// Jitter is the percentage of the wait added at random, 0 to 100.
+	Jitter int
 }
 
 // HasJobOptionTable reports whether the database has xxl_admin_job_option, and
@@ -137,18 +159,23 @@ var ErrNoJobOptionTable = fmt.Errorf("table %s is missing; add it with `xxl-admi
 // constant empty strings.
 func (s *Store) jobOptionCols() []string {
 	if !s.jobOptions.Load() {
-		return []string{"''", "''", "''"}
+		return []string{"''", "''", "''", "NULL", "NULL", "NULL", "''"}
 	}
 	sub := func(col string) string {
 		return "(SELECT o." + col + " FROM " + JobOptionTable + " o WHERE o.job_id = xxl_job_info.id)"
 	}
-	return []string{sub("time_zone"), sub("calendar_ids"), sub("tags")}
+	return []string{sub("time_zone"), sub("calendar_ids"), sub("retry_backoff"), sub("retry_wait_ms"),
+		sub("retry_cap_ms"), sub("retry_jitter"), sub("tags")}
 }
 
 // jobSelect selects every job column and the job's options from xxl_job_info.
 func (s *Store) jobSelect() sq.SelectBuilder {
 	return s.sb.Select(append(append([]string{}, s.jobCols...), s.jobOptionCols()...)...).From("xxl_job_info")
 }
+
+// jobOptionSelect are the columns of xxl_admin_job_option in use, in JobOption's order.
+var jobOptionSelect = []string{"job_id", "time_zone", "calendar_ids", "retry_backoff", "retry_wait_ms",
+	"retry_cap_ms", "retry_jitter", "tags", "update_time"}
 
 // LoadJobOption reads a job's options; a job without a row (or a database without
 // the table) has the zero option.
@@ -157,7 +184,7 @@ func (s *Store) LoadJobOption(ctx context.Context, jobID int) (JobOption, error)
 	if !s.jobOptions.Load() {
 		return o, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select("time_zone", "calendar_ids", "tags", "update_time").From(JobOptionTable).
+	rows, err := s.query(ctx, s.sb.Select(jobOptionSelect[1:]...).From(JobOptionTable).
 		Where(sq.Eq{"job_id": jobID}))
 	if err != nil {
 		return o, fmt.Errorf("load options of job %d: %w", jobID, err)
@@ -165,7 +192,8 @@ func (s *Store) LoadJobOption(ctx context.Context, jobID int) (JobOption, error)
 	defer rows.Close()
 	if rows.Next() {
 		var cals, tags string
-		if err := rows.Scan(&o.TimeZone, &cals, &tags, &o.UpdateTime); err != nil {
+		if err := rows.Scan(&o.TimeZone, &cals, &o.Retry.Kind, &o.Retry.WaitMs, &o.Retry.CapMs, &o.Retry.Jitter,
+			&tags, &o.UpdateTime); err != nil {
 			return o, fmt.Errorf("load options of job %d: %w", jobID, err)
 		}
 		o.CalendarIDs, o.Tags = splitIDs(cals), SplitTags(tags)
@@ -179,7 +207,7 @@ func (s *Store) JobOptions(ctx context.Context) (map[int]JobOption, error) {
 	if !s.jobOptions.Load() {
 		return out, nil
 	}
-	rows, err := s.query(ctx, s.sb.Select("job_id", "time_zone", "calendar_ids", "tags", "update_time").From(JobOptionTable))
+	rows, err := s.query(ctx, s.sb.Select(jobOptionSelect...).From(JobOptionTable))
 	if err != nil {
 		return nil, fmt.Errorf("read job options: %w", err)
 	}
@@ -187,7 +215,8 @@ func (s *Store) JobOptions(ctx context.Context) (map[int]JobOption, error) {
 	for rows.Next() {
 		var o JobOption
 		var cals, tags string
-		if err := rows.Scan(&o.JobID, &o.TimeZone, &cals, &tags, &o.UpdateTime); err != nil {
+		if err := rows.Scan(&o.JobID, &o.TimeZone, &cals, &o.Retry.Kind, &o.Retry.WaitMs, &o.Retry.CapMs,
+			&o.Retry.Jitter, &tags, &o.UpdateTime); err != nil {
 			return nil, fmt.Errorf("read job options: %w", err)
 		}
 		o.CalendarIDs, o.Tags = splitIDs(cals), SplitTags(tags)
@@ -214,8 +243,9 @@ func (s *Store) SaveJobOption(ctx context.Context, o JobOption) error {
 			return nil
 		}
 		if _, err := s.exec(ctx, s.sb.Insert(JobOptionTable).
-			Columns("job_id", "time_zone", "calendar_ids", "tags", "update_time").
-			Values(o.JobID, o.TimeZone, joinIDs(o.CalendarIDs), strings.Join(o.Tags, ","), o.UpdateTime)); err != nil {
+			Columns(jobOptionSelect...).
+			Values(o.JobID, o.TimeZone, joinIDs(o.CalendarIDs), o.Retry.Kind, o.Retry.WaitMs, o.Retry.CapMs,
+				o.Retry.Jitter, strings.Join(o.Tags, ","), o.UpdateTime)); err != nil {
 			return fmt.Errorf("save options of job %d: %w", o.JobID, err)
 		}
 		return nil
@@ -232,10 +262,21 @@ func (s *Store) CountJobOptions(ctx context.Context) (int, error) {
 		Where(sq.Or{sq.NotEq{"time_zone": ""}, sq.NotEq{"calendar_ids": ""}}))
 }
 
-// scanJobOptionCols fills the option fields of j from the option columns of a job
-// read.
-func scanJobOptionCols(j *Job, tz, cals, tags sql.NullString) {
-	j.TimeZone, j.CalendarIDs, j.Tags = tz.String, splitIDs(cals.String), SplitTags(tags.String)
+// jobOptionScan receives the option columns of a job read (jobOptionCols).
+type jobOptionScan struct {
+	tz, cals, backoff, tags   sql.NullString
+	waitMs, capMs, jitterPerc sql.NullInt64
+}
+
+// dest are the scan destinations, in jobOptionCols' order.
+func (o *jobOptionScan) dest() []any {
+	return []any{&o.tz, &o.cals, &o.backoff, &o.waitMs, &o.capMs, &o.jitterPerc, &o.tags}
+}
+
+// fill sets the option fields of j.
+func (o *jobOptionScan) fill(j *Job) {
+	j.TimeZone, j.CalendarIDs, j.Tags = o.tz.String, splitIDs(o.cals.String), SplitTags(o.tags.String)
+	j.Retry = RetryBackoff{Kind: o.backoff.String, WaitMs: o.waitMs.Int64, CapMs: o.capMs.Int64, Jitter: int(o.jitterPerc.Int64)}
 }
 
 // MaxTagLen is the longest tag; the tags of a job fit the 255 characters of the

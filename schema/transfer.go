@@ -102,6 +102,12 @@ type DumpJob struct {
 	CalendarIDs []int `json:"calendar_ids,omitempty"`
 	// Tags are the job's tags from xxl_admin_job_option.
 	Tags []string `json:"tags,omitempty"`
+	// RetryBackoff, RetryWaitMs, RetryCapMs and RetryJitter are the job's retry
+	// back-off (absent: retries at once).
+	RetryBackoff string `json:"retry_backoff,omitempty"`
+	RetryWaitMs  int64  `json:"retry_wait_ms,omitempty"`
+	RetryCapMs   int64  `json:"retry_cap_ms,omitempty"`
+	RetryJitter  int    `json:"retry_jitter,omitempty"`
 }
 
 // DumpGlue is a row of xxl_job_logglue.
@@ -187,7 +193,7 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 				ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
 				GlueUpdatetime: timePtr(j.GlueUpdatetime), ChildJobID: j.ChildJobID, TriggerStatus: j.TriggerStatus,
 				TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs,
-				Tags: j.Tags}
+				Tags: j.Tags, RetryBackoff: j.Retry.Kind, RetryWaitMs: j.Retry.WaitMs, RetryCapMs: j.Retry.CapMs, RetryJitter: j.Retry.Jitter}
 			history, err := st.GlueHistory(ctx, j.ID)
 			if err != nil {
 				return err
@@ -418,7 +424,8 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 			if _, err := st.exec(ctx, st.sb.Insert("xxl_job_info").SetMap(vals)); err != nil {
 				return fmt.Errorf("job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
-			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags}); err != nil {
+			if err := st.SaveJobOption(ctx, JobOption{JobID: j.ID, TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags,
+				Retry: RetryBackoff{Kind: j.RetryBackoff, WaitMs: j.RetryWaitMs, CapMs: j.RetryCapMs, Jitter: j.RetryJitter}}); err != nil {
 				return fmt.Errorf("options of job %d (%s): %w", j.ID, j.JobDesc, err)
 			}
 			for _, h := range j.GlueHistory {

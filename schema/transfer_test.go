@@ -43,7 +43,8 @@ func fillTrial(t *testing.T, st *schema.Store) {
 	// The report runs in New York time: its zone (xxl_admin_job_option) travels with it.
 	cal, err := st.InsertCalendar(ctx, schema.Calendar{Name: "holidays", Kind: "DATES", Spec: "2026-12-25", UpdateTime: at.UnixMilli()})
 	require.NoError(t, err)
-	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, Tags: []string{"nightly", "reports"}, UpdateTime: at.UnixMilli()}))
+	require.NoError(t, st.SaveJobOption(ctx, schema.JobOption{JobID: parent, TimeZone: "America/New_York", CalendarIDs: []int{cal}, Tags: []string{"nightly", "reports"},
+		Retry: schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 10}, UpdateTime: at.UnixMilli()}))
 	_, err = st.InsertUser(ctx, schema.User{Username: "dev", Password: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", Permission: strconv.Itoa(g) + "," + strconv.Itoa(g2)})
 	require.NoError(t, err)
 	wf, err := st.InsertWorkflow(ctx, schema.Workflow{Name: "nightly", Graph: `{"nodes":[{"name":"r","jobId":` + strconv.Itoa(parent) + `}]}`,
@@ -138,6 +139,12 @@ func TestTransferBetweenSQLiteAndMariaDB(t *testing.T) {
 	require.Equal(t, []string{"America/New_York nightly,reports"}, jobZones(back), "the job's time zone and tags are exported and imported")
 	require.Equal(t, "Asia/Tokyo", back.Workflows[0].TimeZone, "the workflow's time zone is exported and imported")
 	require.Len(t, back.Calendars, 1, "calendars are exported and imported")
+	for _, j := range back.Jobs {
+		if j.TimeZone != "" {
+			require.Equal(t, []any{"EXPONENTIAL", int64(1000), int64(4000), 10}, []any{j.RetryBackoff, j.RetryWaitMs, j.RetryCapMs, j.RetryJitter},
+				"the job's retry back-off is exported and imported")
+		}
+	}
 	require.Equal(t, "holidays", back.Calendars[0].Name)
 
 	// New rows continue after the imported ids.

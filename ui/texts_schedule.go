@@ -1,7 +1,7 @@
 package ui
 
-// Texts of the scheduling features beyond upstream (a job's time zone), merged into
-// the three tables at start.
+// Texts of the scheduling features beyond upstream (a job's time zone, exclusion
+// calendars, retry back-off), merged into the three tables at start.
 
 func init() {
 	for dst, src := range map[*map[string]string]map[string]string{&textsEn: scheduleTextsEn, &textsZhCN: scheduleTextsZhCN, &textsZhTC: scheduleTextsZhTC} {
@@ -12,6 +12,15 @@ func init() {
 }
 
 var scheduleTextsEn = map[string]string{
+	"jobs_f_retry_backoff":         "Retry wait",
+	"jobs_retry_now":               "At once",
+	"jobs_retry_FIXED":             "Fixed",
+	"jobs_retry_EXPONENTIAL":       "Exponential",
+	"jobs_f_retry_wait":            "Wait (ms)",
+	"jobs_f_retry_cap":             "Longest wait (ms)",
+	"jobs_f_retry_jitter":          "Jitter (%)",
+	"jobs_f_retry_hint":            "How long each retry waits after a failure: fixed, or doubling from the first wait up to the longest; jitter adds up to that share at random.",
+	"status_scheduled":             "Scheduled, waiting",
 	"banner_java_admin":            "An admin that is not xxl-admin-go (a Java admin) scans this database: it ignores job time zones and calendars and fires such jobs in its own zone. Run only xxl-admin-go admins on it (docs/SCHEDULING.md).",
 	"nav_calendars":                "Calendars",
 	"calendars_title":              "Exclusion calendars",
@@ -46,6 +55,15 @@ var scheduleTextsEn = map[string]string{
 }
 
 var scheduleTextsZhCN = map[string]string{
+	"jobs_f_retry_backoff":         "重试等待",
+	"jobs_retry_now":               "立即",
+	"jobs_retry_FIXED":             "固定",
+	"jobs_retry_EXPONENTIAL":       "指数",
+	"jobs_f_retry_wait":            "等待（毫秒）",
+	"jobs_f_retry_cap":             "最长等待（毫秒）",
+	"jobs_f_retry_jitter":          "随机抖动（%）",
+	"jobs_f_retry_hint":            "失败后每次重试前的等待：固定时长，或自首次等待起逐次翻倍直至最长等待；随机抖动按比例随机增加等待。",
+	"status_scheduled":             "已计划，等待中",
 	"banner_java_admin":            "另有非 xxl-admin-go 的调度中心（Java 版）在扫描此数据库：它不识别任务时区与日历，会按自身时区触发此类任务。请只让 xxl-admin-go 调度中心使用此数据库（docs/SCHEDULING.md）。",
 	"nav_calendars":                "日历",
 	"calendars_title":              "排除日历",
@@ -80,6 +98,15 @@ var scheduleTextsZhCN = map[string]string{
 }
 
 var scheduleTextsZhTC = map[string]string{
+	"jobs_f_retry_backoff":         "重試等待",
+	"jobs_retry_now":               "立即",
+	"jobs_retry_FIXED":             "固定",
+	"jobs_retry_EXPONENTIAL":       "指數",
+	"jobs_f_retry_wait":            "等待（毫秒）",
+	"jobs_f_retry_cap":             "最長等待（毫秒）",
+	"jobs_f_retry_jitter":          "隨機抖動（%）",
+	"jobs_f_retry_hint":            "失敗後每次重試前的等待：固定時長，或自首次等待起逐次加倍直至最長等待；隨機抖動按比例隨機增加等待。",
+	"status_scheduled":             "已排程，等待中",
 	"banner_java_admin":            "另有非 xxl-admin-go 的調度中心（Java 版）在掃描此資料庫：它不識別任務時區與日曆，會按自身時區觸發此類任務。請只讓 xxl-admin-go 調度中心使用此資料庫（docs/SCHEDULING.md）。",
 	"nav_calendars":                "日曆",
 	"calendars_title":              "排除日曆",

@@ -1,7 +1,7 @@
 package i18n
 
 // Texts of the scheduling features beyond upstream: job time zones, exclusion
-// calendars, and the warning about Java admins sharing the database.
+// calendars, retry back-off, and the warning about Java admins sharing the database.
 
 func init() {
 	merge(en, scheduleEn)
@@ -10,6 +10,15 @@ func init() {
 }
 
 var scheduleEn = map[string]string{
+	"jobconf_retry_wait":         "(waits {0} from the failure at {1}: not before {2})",
+	"console_f_retry_backoff":    "Retry wait",
+	"console_f_retry_wait":       "Retry wait (ms)",
+	"console_f_retry_cap":        "Longest retry wait (ms)",
+	"console_f_retry_jitter":     "Retry jitter (%)",
+	"console_retry_backoff_bad":  "Unknown retry wait \"{0}\": leave it empty (retry at once), or give FIXED or EXPONENTIAL",
+	"console_retry_range":        "{0} must be between {1} and {2}",
+	"console_retry_cap_below":    "The longest retry wait ({0} ms) must not be shorter than the first ({1} ms)",
+	"console_retry_needs_wait":   "A retry wait of {0} needs a wait of at least 1 ms",
 	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "Calendar",
 	"console_f_calendar_name":    "Calendar name",
@@ -24,6 +33,15 @@ var scheduleEn = map[string]string{
 }
 
 var scheduleZhCN = map[string]string{
+	"jobconf_retry_wait":         "（自失败时刻 {1} 起等待 {0}：不早于 {2}）",
+	"console_f_retry_backoff":    "重试等待",
+	"console_f_retry_wait":       "重试等待（毫秒）",
+	"console_f_retry_cap":        "最长重试等待（毫秒）",
+	"console_f_retry_jitter":     "重试随机抖动（%）",
+	"console_retry_backoff_bad":  "未知的重试等待方式“{0}”：留空（立即重试），或填写 FIXED、EXPONENTIAL",
+	"console_retry_range":        "{0}须在 {1} 与 {2} 之间",
+	"console_retry_cap_below":    "最长重试等待（{0} 毫秒）不能短于首次等待（{1} 毫秒）",
+	"console_retry_needs_wait":   "重试等待方式 {0} 需要至少 1 毫秒的等待",
 	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "日历",
 	"console_f_calendar_name":    "日历名称",
@@ -38,6 +56,15 @@ var scheduleZhCN = map[string]string{
 }
 
 var scheduleZhTC = map[string]string{
+	"jobconf_retry_wait":         "（自失敗時刻 {1} 起等待 {0}：不早於 {2}）",
+	"console_f_retry_backoff":    "重試等待",
+	"console_f_retry_wait":       "重試等待（毫秒）",
+	"console_f_retry_cap":        "最長重試等待（毫秒）",
+	"console_f_retry_jitter":     "重試隨機抖動（%）",
+	"console_retry_backoff_bad":  "未知的重試等待方式「{0}」：留空（立即重試），或填寫 FIXED、EXPONENTIAL",
+	"console_retry_range":        "{0}須在 {1} 與 {2} 之間",
+	"console_retry_cap_below":    "最長重試等待（{0} 毫秒）不能短於首次等待（{1} 毫秒）",
+	"console_retry_needs_wait":   "重試等待方式 {0} 需要至少 1 毫秒的等待",
 	"console_calendar_refused":   "{0}: {1}",
 	"console_f_calendar":         "日曆",
 	"console_f_calendar_name":    "日曆名稱",

@@ -55,6 +55,9 @@ func jobInput(f form) (manage.JobInput, error) {
 		tags := schema.SplitTags(f.str("tags"))
 		in.Tags = &tags
 	}
+	if in.Retry, err = retryInput(f); err != nil {
+		return in, err
+	}
 	for _, n := range []struct {
 		key string
 		dst *int
@@ -67,6 +70,23 @@ func jobInput(f form) (manage.JobInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// retryInput reads the job form's retry back-off; nil (kept) without retryBackoff.
+func retryInput(f form) (*schema.RetryBackoff, error) {
+	if !f.has("retryBackoff") {
+		return nil, nil
+	}
+	r := &schema.RetryBackoff{Kind: f.str("retryBackoff")}
+	var err error
+	if r.WaitMs, err = f.int64("retryWaitMs", 0); err != nil {
+		return nil, err
+	}
+	if r.CapMs, err = f.int64("retryCapMs", 0); err != nil {
+		return nil, err
+	}
+	r.Jitter, err = f.int("retryJitter", 0)
+	return r, err
 }
 
 // idList reads a comma-separated list of ids; nil when the parameter is absent.

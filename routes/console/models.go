@@ -1,6 +1,7 @@
 package console
 
 import (
+	"strings"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
@@ -99,6 +100,7 @@ type jobJSON struct {
 	CalendarIDs []int `json:"calendarIds,omitempty"`
 	// Tags are the job's tags; absent when none, as CalendarIDs.
 	Tags []string `json:"tags,omitempty"`
+	manage.RetryJSON
 }
 
 func (d dates) job(j schema.Job) jobJSON {
@@ -111,6 +113,7 @@ func (d dates) job(j schema.Job) jobJSON {
 		GlueRemark: j.GlueRemark, GlueUpdatetime: d.entity(j.GlueUpdatetime), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
 		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags,
+		RetryJSON: manage.RetryJSONOf(j.Retry),
 	}
 }
 
@@ -174,6 +177,10 @@ type logJSON struct {
 	HandleCode             int     `json:"handleCode"`
 	HandleMsg              *string `json:"handleMsg"`
 	AlarmStatus            int     `json:"alarmStatus"`
+	// Scheduled marks a run accepted and waiting for its time (a retry's back-off, a
+	// fire read ahead): its triggerTime is when it fires. Absent otherwise, so that
+	// such rows stay upstream's bytes.
+	Scheduled bool `json:"scheduled,omitempty"`
 }
 
 func (d dates) logs(ls []schema.Log) []logJSON {
@@ -189,6 +196,7 @@ func (d dates) logs(ls []schema.Log) []logJSON {
 			ExecutorShardingParam: nullable(l.ExecutorShardingParam), ExecutorFailRetryCount: l.ExecutorFailRetryCount,
 			TriggerTime: d.log(l.TriggerTime), TriggerCode: l.TriggerCode, TriggerMsg: nullable(l.TriggerMsg),
 			HandleTime: d.log(l.HandleTime), HandleCode: l.HandleCode, HandleMsg: hmsg, AlarmStatus: l.AlarmStatus,
+			Scheduled: l.TriggerCode == 0 && l.HandleCode == 0 && strings.HasPrefix(l.TriggerMsg, schema.ClaimPrefix),
 		}
 	}
 	return out

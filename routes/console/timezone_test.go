@@ -83,21 +83,7 @@ func TestJobTimeZoneForm(t *testing.T) {
 	next := time.UnixMilli(job.TriggerNextTime).In(kolkata)
 	require.Equal(t, "09:00:00", next.Format(time.TimeOnly), "the first fire time is 09:00 in Kolkata: %s", next)
 
-	list := func() map[string]any {
-		t.Helper()
-		e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "1", "triggerStatus", "-1"))
-		var page struct {
-			Data []map[string]any `json:"data"`
-		}
-		require.NoError(t, json.Unmarshal(e.payload(), &page))
-		for _, row := range page.Data {
-			if row["id"].(float64) == float64(id) {
-				return row
-			}
-		}
-		t.Fatalf("job %d not listed: %s", id, e.payload())
-		return nil
-	}
+	list := func() map[string]any { return c.listedJob(t, id) }
 	require.Equal(t, "Asia/Kolkata", list()["timeZone"])
 
 	upd := jobForm(1)

@@ -97,6 +97,7 @@ type jobBody struct {
 	CalendarIDs *[]int `json:"calendarIds"`
 	// Tags are the job's tags; absent keeps them on updateJob.
 	Tags *[]string `json:"tags"`
+	manage.RetryBody
 }
 
 func (b jobBody) input() manage.JobInput {
@@ -118,7 +119,7 @@ func (b jobBody) input() manage.JobInput {
 		zone := strings.TrimSpace(*b.TimeZone)
 		in.TimeZone = &zone
 	}
-	in.CalendarIDs, in.Tags = b.CalendarIDs, b.Tags
+	in.CalendarIDs, in.Tags, in.Retry = b.CalendarIDs, b.Tags, b.RetryBody.Input()
 	if b.ID != nil {
 		in.ID = *b.ID
 	}

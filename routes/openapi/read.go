@@ -68,6 +68,7 @@ type jobJSON struct {
 	CalendarIDs []int `json:"calendarIds,omitempty"`
 	// Tags are the job's tags; absent when none.
 	Tags []string `json:"tags,omitempty"`
+	manage.RetryJSON
 }
 
 // logJSON is a run (one log row) with its status: "pending" (not triggered yet),
@@ -207,7 +208,7 @@ func jobOut(j schema.Job, loc *time.Location) jobJSON {
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, GlueSource: j.GlueSource,
 		GlueRemark: j.GlueRemark, GlueUpdatetime: dateTime(j.GlueUpdatetime, loc), ChildJobID: j.ChildJobID,
 		TriggerStatus: j.TriggerStatus, TriggerLastTime: j.TriggerLastTime, TriggerNextTime: j.TriggerNextTime,
-		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags}
+		TimeZone: j.TimeZone, CalendarIDs: j.CalendarIDs, Tags: j.Tags, RetryJSON: manage.RetryJSONOf(j.Retry)}
 }
 
 func logOut(l schema.Log, loc *time.Location) logJSON {

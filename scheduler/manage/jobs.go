@@ -70,6 +70,9 @@ type JobInput struct {
 	CalendarIDs *[]int
 	// Tags are the job's tags (schema.NormalizeTags); nil leaves them as they are.
 	Tags *[]string
+	// Retry is how long the job's retries wait (the zero value: at once, as upstream);
+	// nil leaves it as it is.
+	Retry *schema.RetryBackoff
 }
 
 // JobQuery filters the job list.
@@ -194,6 +197,9 @@ func (s *Service) validateJob(ctx context.Context, p Principal, in *JobInput, cr
 			return s.fail(Invalid, "console_invalid_because", fieldName("tags"), err.Error())
 		}
 		in.Tags = &tags
+	}
+	if err := s.validateRetry(in.Retry); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		field, v string
@@ -339,6 +345,9 @@ func (s *Service) AddJob(ctx context.Context, p Principal, in JobInput) (int, er
 	if in.Tags != nil {
 		job.Tags = *in.Tags
 	}
+	if in.Retry != nil {
+		job.Retry = *in.Retry
+	}
 	if in.TriggerStatus == 1 {
 		if err := s.checkStartable(job); err != nil {
 			return 0, err
@@ -460,11 +469,15 @@ func (s *Service) UpdateJob(ctx context.Context, p Principal, in JobInput) error
 	if in.Tags != nil {
 		upd.Tags = *in.Tags
 	}
+	if in.Retry != nil {
+		upd.Retry = *in.Retry
+	}
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.UpdateJobForm(ctx, upd, next); err != nil {
 			return err
 		}
-		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) && slices.Equal(upd.Tags, old.Tags) {
+		if upd.TimeZone == old.TimeZone && slices.Equal(upd.CalendarIDs, old.CalendarIDs) && slices.Equal(upd.Tags, old.Tags) &&
+			upd.Retry == old.Retry {
 			return nil
 		}
 		return s.saveOptions(ctx, upd.ID, upd)

@@ -56,7 +56,7 @@ func (s *Service) validateZone(zone *string) error {
 	return nil
 }
 
-// saveOptions writes the job's options (zone, calendars, tags) in the caller's transaction. Where
+// saveOptions writes the job's options (zone, calendars, tags, retry back-off) in the caller's transaction. Where
 // the option table is missing, a job without options saves as before and one with
 // options is refused with the way to add the table.
 func (s *Service) saveOptions(ctx context.Context, id int, job schema.Job) error {
@@ -64,7 +64,7 @@ func (s *Service) saveOptions(ctx context.Context, id int, job schema.Job) error
 	if err != nil {
 		return err
 	}
-	o.JobID, o.TimeZone, o.CalendarIDs, o.Tags, o.UpdateTime = id, job.TimeZone, job.CalendarIDs, job.Tags, s.clk.Now().UnixMilli()
+	o.JobID, o.TimeZone, o.CalendarIDs, o.Tags, o.Retry, o.UpdateTime = id, job.TimeZone, job.CalendarIDs, job.Tags, job.Retry, s.clk.Now().UnixMilli()
 	if err := s.store.SaveJobOption(ctx, o); err != nil {
 		if errors.Is(err, schema.ErrNoJobOptionTable) {
 			key := "console_no_option_table"

@@ -198,7 +198,8 @@
     if (j) {
       setVal('id', mode === 'edit' ? j.id : '');
       for (const k of ['jobGroup', 'jobDesc', 'author', 'alarmEmail', 'scheduleType', 'misfireStrategy', 'executorRouteStrategy',
-        'executorBlockStrategy', 'executorHandler', 'executorParam', 'executorTimeout', 'executorFailRetryCount', 'childJobId', 'glueType']) {
+        'executorBlockStrategy', 'executorHandler', 'executorParam', 'executorTimeout', 'executorFailRetryCount', 'childJobId', 'glueType',
+        'retryBackoff', 'retryWaitMs', 'retryCapMs', 'retryJitter']) {
         setVal(k, j[k]);
       }
       cronIn.value = j.scheduleType === 'CRON' ? j.scheduleConf || '' : '';
@@ -218,6 +219,7 @@
     builder.load(cronIn.value);
     syncSchedule();
     syncGlue();
+    syncRetry();
     if (j && j.glueType === 'BEAN') handlerIn.value = j.executorHandler || '';
     openDialog(dlgJob);
     form.jobDesc.focus();
@@ -236,6 +238,17 @@
   if (calSel) calSel.addEventListener('change', previewSoon);
   rateIn.addEventListener('input', previewSoon);
   glueSel.addEventListener('change', syncGlue);
+
+  // Retry back-off: the wait fields only for a kind that waits, the cap only for
+  // EXPONENTIAL.
+  const retrySel = document.getElementById('job-retry-backoff');
+  function syncRetry() {
+    const kind = retrySel.value;
+    document.querySelectorAll('#retry-backoff [data-retry]').forEach((f) => {
+      f.hidden = !kind || (f.dataset.retry === 'cap' && kind !== 'EXPONENTIAL');
+    });
+  }
+  retrySel.addEventListener('change', syncRetry);
 
   const isCount = (v) => /^\d+$/.test(v);
 
@@ -261,6 +274,12 @@
       const x = v(n) || '0';
       if (!need(isCount(x), t(n === 'executorTimeout' ? 'jobs_f_timeout' : 'jobs_f_retry'), form.elements.namedItem(n))) return;
     }
+    const retry = v('retryBackoff');
+    if (retry) {
+      for (const [n, label] of [['retryWaitMs', 'jobs_f_retry_wait'], ['retryCapMs', 'jobs_f_retry_cap'], ['retryJitter', 'jobs_f_retry_jitter']]) {
+        if (!need(v(n) === '' || isCount(v(n)), t(label), form.elements.namedItem(n))) return;
+      }
+    }
     const child = v('childJobId').replace(/\s+/g, '');
     if (!need(child === '' || /^\d+(,\d+)*$/.test(child), t('jobs_f_child') + ': ' + t('jobs_f_child_ph'), form.childJobId)) return;
 
@@ -274,6 +293,12 @@
       tags: v('tags'),
     };
     if (calSel) params.calendarIds = chosenCalendars().join(',');
+    params.retryBackoff = retry;
+    if (retry) {
+      params.retryWaitMs = v('retryWaitMs') || '0';
+      params.retryCapMs = retry === 'EXPONENTIAL' ? v('retryCapMs') || '0' : '0';
+      params.retryJitter = v('retryJitter') || '0';
+    }
     let path = '/jobinfo/insert';
     if (mode === 'edit') {
       path = '/jobinfo/update';

@@ -94,6 +94,7 @@
     if (l.handleCode > 0) return badge(t('status_failed'), 'danger');
     if (l.triggerCode === 200) return badge(t('status_running'), 'running');
     if (l.triggerCode > 0) return badge(t('logs_dispatch_fail'), 'danger');
+    if (l.scheduled) return badge(t('status_scheduled'), 'muted');
     return badge(t('status_pending'), 'muted');
   }
 

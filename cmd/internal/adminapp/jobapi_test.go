@@ -737,3 +737,48 @@ func TestJobOpenAPIBucketPerCredential(t *testing.T) {
 		<-codes
 	}
 }
+
+// TestJobOpenAPIRetryBackoff: addJob and updateJob take the retry back-off
+// (retryBackoff, retryWaitMs, retryCapMs, retryJitter); getJob shows it; an update
+// without retryBackoff keeps it; a back-off that cannot be planned is refused in the
+// envelope and changes nothing; an empty retryBackoff retries at once again.
+func TestJobOpenAPIRetryBackoff(t *testing.T) {
+	t.Parallel()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			b := setupJobAPIOn(t, database, schema.Layout34, nil)
+			backoff := `"retryBackoff":"EXPONENTIAL","retryWaitMs":1000,"retryCapMs":4000,"retryJitter":20,"glueType"`
+			id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, backoff, 1)))
+			want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 20}
+			require.Equal(t, want, b.job(t, id).Retry)
+			r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
+			require.Equal(t, 200, r.Code, r.msg())
+			var got struct {
+				RetryBackoff string `json:"retryBackoff"`
+				RetryWaitMs  int64  `json:"retryWaitMs"`
+				RetryCapMs   int64  `json:"retryCapMs"`
+				RetryJitter  int    `json:"retryJitter"`
+			}
+			require.NoError(t, json.Unmarshal(r.Data, &got))
+			require.Equal(t, []any{"EXPONENTIAL", int64(1000), int64(4000), 20}, []any{got.RetryBackoff, got.RetryWaitMs, got.RetryCapMs, got.RetryJitter})
+
+			upd := withID(updateJobBody, id)
+			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+			require.Equal(t, want, b.job(t, id).Retry, "HEAD's body has no retryBackoff: the back-off is kept")
+
+			bad := strings.Replace(upd, `"glueType"`, `"retryBackoff":"EXPONENTIAL","retryWaitMs":5000,"retryCapMs":1000,"glueType"`, 1)
+			r = b.admin(t, "updateJob", bad)
+			require.Equal(t, 500, r.Code)
+			require.Equal(t, "The longest retry wait (1000 ms) must not be shorter than the first (5000 ms)", r.msg())
+			require.Equal(t, want, b.job(t, id).Retry)
+			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"retryBackoff":"RANDOM","retryWaitMs":5000,"glueType"`, 1))
+			require.Equal(t, 500, r.Code)
+			require.Contains(t, r.msg(), `Unknown retry wait "RANDOM"`)
+
+			clear := strings.Replace(upd, `"glueType"`, `"retryBackoff":"","glueType"`, 1)
+			require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
+			require.Zero(t, b.job(t, id).Retry)
+		})
+	}
+}

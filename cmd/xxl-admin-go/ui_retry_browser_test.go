@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// The job form's retry back-off in a browser: the wait fields show only for a kind
+// that waits and the cap only for exponential; a job saved with an exponential
+// back-off keeps it, and a run waiting for its time shows as scheduled in the run
+// history.
+func TestRetryBackoffInBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
+	}
+	t.Parallel()
+	db, admin := startAdminWith(t, nil, "--xxl.job.accessToken=retry-token")
+	b := newBrowser(t, admin, "retry")
+	b.open("/", "login")
+	b.typeInto("#login-user", "admin")
+	b.typeInto("#login-password", "123456")
+	b.click("#login-submit")
+	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+
+	b.open("/jobinfo", "jobs")
+	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
+	b.click("#btn-new")
+	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	hidden := func(sel string) bool {
+		return eval[bool](b, `document.querySelector('#retry-backoff [name=`+sel+`]').closest('label').hidden`)
+	}
+	require.True(t, hidden("retryWaitMs"), "retry at once: no wait fields")
+	b.selectValue("#job-retry-backoff", "FIXED")
+	require.False(t, hidden("retryWaitMs"))
+	require.True(t, hidden("retryCapMs"), "no cap for a fixed wait")
+	b.selectValue("#job-retry-backoff", "EXPONENTIAL")
+	require.False(t, hidden("retryCapMs"))
+	b.typeInto("#form-job input[name=jobDesc]", "flaky upload")
+	b.typeInto("#job-cron", "0 0 9 * * ?")
+	b.typeInto("#job-handler", "uploadHandler")
+	b.typeInto("#form-job input[name=executorFailRetryCount]", "3")
+	b.typeInto("#form-job input[name=retryWaitMs]", "1000")
+	b.typeInto("#form-job input[name=retryCapMs]", "4000")
+	b.shot("job-retry-form")
+	b.jsClick("#job-save")
+	b.wait("job saved", `!document.getElementById('dlg-job').open`, 10*time.Second)
+	b.clean("job form with a retry back-off")
+	require.Equal(t, 1, db.Count(t, schema.JobOptionTable, "retry_backoff = 'EXPONENTIAL' AND retry_wait_ms = 1000 AND retry_cap_ms = 4000"))
+
+	// A retry waiting its back-off: a claim row at its not-before second.
+	var job int
+	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc = 'flaky upload'").Scan(&job))
+	db.Exec(t, `INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, trigger_msg, handle_code, alarm_status)
+		VALUES (1, ?, ?, 0, ?, 0, 0)`, job, time.Now().Add(time.Hour).In(db.Loc).Format(time.DateTime), schema.ClaimPrefix+"elsewhere:1")
+	b.open("/joblog?jobId="+strconv.Itoa(job), "logs")
+	b.wait("scheduled run", `[...document.querySelectorAll('tr[data-id]')].some(r => r.textContent.includes('Scheduled, waiting'))`, 10*time.Second)
+	b.shot("logs-scheduled")
+	b.clean("run history with a waiting retry")
+}

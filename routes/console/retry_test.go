@@ -1,0 +1,141 @@
+package console_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// A job's retry back-off through the console's job form: refused with a clear message
+// in the caller's language when it cannot be planned (nothing saved), saved with the
+// job, shown by the list, kept by an update that does not post it, cleared by an
+// empty kind.
+func TestJobRetryBackoffForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	f := jobForm(1)
+	for _, bad := range []struct {
+		kind, wait, capMs, jitter, msg string
+	}{
+		{"LINEAR", "1000", "", "", `Unknown retry wait "LINEAR": leave it empty (retry at once), or give FIXED or EXPONENTIAL`},
+		{"FIXED", "0", "", "", "A retry wait of FIXED needs a wait of at least 1 ms"},
+		{"EXPONENTIAL", "90000000", "", "", "Retry wait (ms) must be between 1 and 86400000"},
+		{"EXPONENTIAL", "2000", "1000", "", "The longest retry wait (1000 ms) must not be shorter than the first (2000 ms)"},
+		{"EXPONENTIAL", "1000", "4000", "101", "Retry jitter (%) must be between 0 and 100"},
+	} {
+		f.Set("retryBackoff", bad.kind)
+		f.Set("retryWaitMs", bad.wait)
+		f.Set("retryCapMs", bad.capMs)
+		f.Set("retryJitter", bad.jitter)
+		require.Equal(t, bad.msg, c.refused("/jobinfo/add", f))
+	}
+	f.Set("retryWaitMs", "soon")
+	require.Contains(t, c.refused("/jobinfo/add", f), "retryWaitMs")
+	require.Zero(t, b.db.Count(t, "xxl_job_info", "job_desc = 'a job'"), "nothing is saved")
+
+	f.Set("retryBackoff", "exponential")
+	f.Set("retryWaitMs", "1000")
+	f.Set("retryCapMs", "4000")
+	f.Set("retryJitter", "10")
+	e := c.ok("/jobinfo/add", f)
+	var ids string
+	require.NoError(t, json.Unmarshal(e.payload(), &ids))
+	id, err := strconv.Atoi(ids)
+	require.NoError(t, err)
+	job, err := b.store.LoadJob(t.Context(), id)
+	require.NoError(t, err)
+	want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 10}
+	require.Equal(t, want, job.Retry)
+
+	row := func() map[string]any { return c.listedJob(t, id) }
+	r := row()
+	require.Equal(t, []any{"EXPONENTIAL", 1000.0, 4000.0, 10.0}, []any{r["retryBackoff"], r["retryWaitMs"], r["retryCapMs"], r["retryJitter"]})
+
+	upd := jobForm(1)
+	upd.Set("id", ids)
+	upd.Set("jobDesc", "renamed")
+	c.ok("/jobinfo/update", upd)
+	job, err = b.store.LoadJob(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, want, job.Retry, "an update without the fields keeps the back-off")
+
+	upd.Set("retryBackoff", "FIXED")
+	upd.Set("retryWaitMs", "30000")
+	upd.Set("retryCapMs", "60000")
+	c.ok("/jobinfo/update", upd)
+	job, err = b.store.LoadJob(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, schema.RetryBackoff{Kind: schema.RetryFixed, WaitMs: 30000}, job.Retry, "FIXED has no cap")
+
+	upd.Set("retryBackoff", "")
+	c.ok("/jobinfo/update", upd)
+	require.NotContains(t, row(), "retryBackoff", "a job retrying at once lists as upstream's")
+	require.Zero(t, b.db.Count(t, schema.JobOptionTable, "job_id = ?", id), "no option row is kept")
+}
+
+// The refusals speak the caller's language.
+func TestJobRetryBackoffRefusedInChinese(t *testing.T) {
+	t.Parallel()
+	for lang, want := range map[i18n.Lang]string{
+		i18n.ZhCN: "最长重试等待（1000 毫秒）不能短于首次等待（2000 毫秒）",
+		i18n.ZhTC: "最長重試等待（1000 毫秒）不能短於首次等待（2000 毫秒）",
+	} {
+		b := setup(t, schema.Layout34, bundleOpts{lang: lang})
+		c := b.admin(t)
+		f := jobForm(1)
+		f.Set("retryBackoff", "EXPONENTIAL")
+		f.Set("retryWaitMs", "2000")
+		f.Set("retryCapMs", "1000")
+		require.Equal(t, want, c.refused("/jobinfo/add", f), lang)
+	}
+}
+
+// listedJob is the row of a job of group 1 in the console's job list.
+func (c *client) listedJob(t *testing.T, id int) map[string]any {
+	t.Helper()
+	e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "1", "triggerStatus", "-1"))
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(e.payload(), &page))
+	for _, row := range page.Data {
+		if row["id"].(float64) == float64(id) {
+			return row
+		}
+	}
+	t.Fatalf("job %d not listed: %s", id, e.payload())
+	return nil
+}
+
+// A run accepted and waiting for its time (a claim row: trigger_code 0 and the claim
+// marker, as a retry waiting its back-off) lists with "scheduled": true; other runs
+// list without the field, as upstream's.
+func TestWaitingRunListsAsScheduled(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	job := b.job(t, 1, "retried")
+	sent := b.log(t, 1, job, "http://10.0.0.1:9999/")
+	waiting := b.log(t, 1, job, "")
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code = 0, trigger_msg = ? WHERE id = ?", schema.ClaimPrefix+"admin-a:7", waiting)
+	e := c.ok("/joblog/pageList", form("offset", "0", "pagesize", "10", "jobGroup", "1", "jobId", strconv.Itoa(job)))
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(e.payload(), &page))
+	require.Len(t, page.Data, 2)
+	for _, row := range page.Data {
+		switch int64(row["id"].(float64)) {
+		case waiting:
+			require.Equal(t, true, row["scheduled"])
+		case sent:
+			require.NotContains(t, row, "scheduled")
+		}
+	}
+}
