@@ -116,6 +116,25 @@ func TestJavaExecutorWalkthrough(t *testing.T) {
 	text := cat["content"].(map[string]any)["logContent"].(string)
 	require.Contains(t, text, "demo params=walkthrough", "the run's log, read from the executor")
 	t.Logf("core 3.5: %v; executor %s; log of run %d:\n%s", core35, address, int64(logID), text)
+
+	// The same log as a newcomer sees it: signed in, the run's log page.
+	t.Run("console", func(t *testing.T) {
+		b := newBrowser(t, admin, "java-walkthrough")
+		b.open("/", "login")
+		b.typeInto("#login-user", "admin")
+		b.typeInto("#login-password", "123456")
+		b.click("#login-submit")
+		b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+		b.open("/joblog?jobId=1", "logs")
+		b.wait("the run's row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, int64(logID)), 15*time.Second)
+		b.shot("run-history")
+		b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", int64(logID)), "console")
+		b.wait("the run's log", `document.getElementById('console-state').dataset.state === 'finished' &&
+			document.getElementById('console-output').textContent.includes('demo params=walkthrough')`, 20*time.Second)
+		require.NotContains(t, eval[string](b, `document.getElementById('console-output').textContent`), "<br>", "line breaks, not markup")
+		b.shot("run-log")
+		b.clean("the run's log")
+	})
 }
 
 // startJavaExecutor runs conformance.Executor on classpath, registered at admin under
