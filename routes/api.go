@@ -61,10 +61,6 @@ type API struct {
 	tokMu     sync.Mutex
 	tokens    map[string]string
 	tokLoaded time.Time
-
-	// warned35 holds the addresses of 3.5 executors already warned about (see
-	// warnProtocol35).
-	warned35 sync.Map
 }
 
 // JobCalls is the job OpenAPI as the executor API hands calls over to it, after its
@@ -167,7 +163,6 @@ func (a *API) handle(c *fiber.Ctx) error {
 			return reply(c, protocol.Fail("invalid request, registryKey must be the app name of the access token ("+app+")"))
 		}
 		if uri == "registry" {
-			a.warnProtocol35(c.Get(protocol.HeaderAppName), p)
 			err = a.Core.Registry(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
 		} else {
 			err = a.Core.RegistryRemove(ctx, p.RegistryGroup, p.RegistryKey, p.RegistryValue)
@@ -287,22 +282,6 @@ func (a *API) groupToken(ctx context.Context, app string) (string, bool) {
 // registryTooLong names a registry value longer than its xxl_job_registry column
 // (VARCHAR 50/255/255 characters): the database would refuse it, and "database
 // unavailable" would make the executor retry forever.
-// warnProtocol35 logs once per executor address that an executor of xxl-job 3.5 (it
-// sends XXL-JOB-APPNAME) registered with an admin whose database is not of the 3.5
-// layout: the admin calls it with the earlier protocol, which a 3.5 executor refuses
-// ("accessToken or appname is empty"), so every run of it fails. Registering still
-// succeeds, as with upstream's 3.4 admin; the line says what to do.
-func (a *API) warnProtocol35(appHeader string, p protocol.RegistryParam) {
-	if appHeader == "" || a.GroupTokens != nil {
-		return
-	}
-	if _, seen := a.warned35.LoadOrStore(p.RegistryValue, true); seen {
-		return
-	}
-	a.Log.Warn("an xxl-job 3.5 executor registered, but this database is not of the 3.5 layout: the admin calls executors with the 3.4 protocol, which 3.5 executors refuse, so its runs will fail; run it on a database made by `schema init --layout=3.5`, or use an xxl-job-core up to 3.4.x",
-		"app", p.RegistryKey, "executor", p.RegistryValue)
-}
-
 func registryTooLong(p protocol.RegistryParam) string {
 	for _, f := range []struct {
 		name, v string

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -285,53 +284,6 @@ func TestGroupTokensOn35Layout(t *testing.T) {
 		_, env := b.do(t, post("/api/registry", reg, tc.headers...))
 		require.Equal(t, tc.code, env.Code, "%v", tc.headers)
 	}
-}
-
-// A 3.5 executor (it sends XXL-JOB-APPNAME) registering on a database of an earlier
-// layout is registered, as by upstream's 3.4 admin, and the admin says once per
-// executor address why its runs will fail (the 3.4 protocol, which 3.5 executors
-// refuse) and what to do; executors before 3.5 raise no such line.
-func TestExecutor35OnEarlierLayoutIsNamed(t *testing.T) {
-	t.Parallel()
-	var logged strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))
-	app := routes.NewApp(log)
-	(&routes.API{Core: nopCore{}, AccessToken: "", Log: log}).Mount(app, "")
-	b := &testBundle{app: app}
-	reg := func(addr string) string {
-		return `{"registryGroup":"EXECUTOR","registryKey":"xxl-job-executor-sample","registryValue":"` + addr + `"}`
-	}
-	for _, r := range []struct{ addr, appHeader string }{
-		{"http://127.0.0.1:9998/", ""}, // 3.4.x
-		{"http://127.0.0.1:9999/", "xxl-job-executor-sample"},
-		{"http://127.0.0.1:9999/", "xxl-job-executor-sample"}, // its next heartbeat
-	} {
-		var headers []string
-		if r.appHeader != "" {
-			headers = []string{"XXL-JOB-APPNAME", r.appHeader}
-		}
-		_, env := b.do(t, post("/api/registry", reg(r.addr), headers...))
-		require.Equal(t, 200, env.Code, "registered")
-	}
-	mu.Lock()
-	out := logged.String()
-	mu.Unlock()
-	require.Equal(t, 1, strings.Count(out, "an xxl-job 3.5 executor registered"), "%s", out)
-	require.Contains(t, out, "schema init --layout=3.5")
-	require.Contains(t, out, "executor=http://127.0.0.1:9999/")
-	require.NotContains(t, out, "9998")
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // to35 turns a 3.4 database into the 3.5 layout (renamed columns, group tokens) and
