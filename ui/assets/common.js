@@ -165,7 +165,7 @@ const App = (() => {
       try {
         const { msg } = await apiReply(path, params);
         dlg.close();
-        if (msg) infoDialog(t('common_saved_warning'), el('p', { class: 'form-error', role: 'alert', 'data-slot': 'warning' }, msg));
+        if (msg) infoDialog(t('common_saved_warn'), el('p', { class: 'form-error', role: 'alert', 'data-slot': 'warning' }, msg));
         else toast(t('common_saved'));
         done();
       } catch (err) {
