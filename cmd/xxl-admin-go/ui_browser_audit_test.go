@@ -64,11 +64,11 @@ func auditWalkThrough(t *testing.T, b *browser, db *schematest.DB, want []auditE
 	b.shot("audit-one-job")
 	b.clean("audit filters")
 
-	b.selectValue("#lang-switch", "zh_CN")
+	b.switchLanguage("zh_CN")
 	b.wait("Chinese audit page", `document.documentElement.lang === 'zh-CN' && document.body.dataset.page === 'audit' && document.querySelector('#audit-table tr[data-id]')`, 15*time.Second)
 	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "审计日志")
 	b.shot("audit-zh_CN")
-	b.selectValue("#lang-switch", "en")
+	b.switchLanguage("en")
 	b.wait("English again", `document.documentElement.lang === 'en' && document.querySelector('#audit-table tr[data-id]')`, 15*time.Second)
 	b.clean("audit page in zh_CN")
 }

@@ -24,7 +24,7 @@ func TestServerMessagesInBrowser(t *testing.T) {
 
 	b.open("/toLogin", "login")
 	require.Equal(t, "zh-CN", eval[string](b, `document.documentElement.lang`), "the configured language")
-	b.selectValue("#lang-switch", "en")
+	b.switchLanguage("en")
 	b.wait("English login page", `document.documentElement.lang === 'en' && document.body.dataset.page === 'login'`, 15*time.Second)
 	b.typeInto("#login-user", "admin")
 	b.typeInto("#login-password", "not-the-password")

@@ -32,7 +32,7 @@ func TestChartAndSamplesInBrowser(t *testing.T) {
 	b.signIn("admin", "123456")
 
 	for _, lang := range []string{"en", "zh_CN", "zh_TC"} {
-		b.selectValue("#lang-switch", lang)
+		b.switchLanguage(lang)
 		b.wait("overview in "+lang, fmt.Sprintf(`document.body.dataset.page === 'dashboard' && document.querySelector('#lang-switch').value === %q && document.querySelector('#chart-days svg .bar-success')`, lang), 15*time.Second)
 		for _, width := range []int64{1280, 1400, 1440} {
 			b.do(fmt.Sprintf("viewport %d", width), chromedp.EmulateViewport(width, 900))
@@ -63,7 +63,7 @@ func TestChartAndSamplesInBrowser(t *testing.T) {
 		b.shot("overview-" + lang)
 		b.clean("overview in " + lang)
 	}
-	b.selectValue("#lang-switch", "en")
+	b.switchLanguage("en")
 	b.wait("English", `document.documentElement.lang === 'en'`, 15*time.Second)
 
 	// The curl sample of a new token wraps inside its dialog at the narrowest width.

@@ -148,11 +148,11 @@ func TestWorkflowDesignerInBrowser(t *testing.T) {
 
 	// The page in Chinese.
 	b.do("close runs", chromedp.Evaluate[chromedp.Void](`document.getElementById('dlg-wf-runs').close()`))
-	b.selectValue("#lang-switch", "zh_CN")
+	b.switchLanguage("zh_CN")
 	b.wait("Chinese workflows page", `document.documentElement.lang === 'zh-CN' && document.querySelector('#workflows-table tr[data-name="diamond"]')`, 15*time.Second)
 	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "工作流")
 	b.shot("list-zh_CN")
-	b.selectValue("#lang-switch", "en")
+	b.switchLanguage("en")
 	b.wait("English again", `document.documentElement.lang === 'en'`, 15*time.Second)
 	b.clean("workflows in zh_CN")
 }

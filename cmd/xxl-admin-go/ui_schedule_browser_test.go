@@ -69,4 +69,23 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 	b.open("/jobinfo", "jobs")
 	b.wait("Java admin warning", `!!document.querySelector('[data-warning="banner_java_admin"]')`, 10*time.Second)
 	b.shot("java-admin-banner")
+
+	// A save the server accepts with a warning in its msg says so in a dialog that
+	// stays until it is read, not in the plain "Saved." toast.
+	b.click("#btn-new")
+	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.typeInto("#form-job input[name=jobDesc]", "Saved with a warning")
+	b.typeInto("#job-cron", "0 0 10 * * ?")
+	b.typeInto("#job-handler", "reportHandler")
+	b.jsClick("#job-save")
+	b.wait("the save's warning", `document.getElementById('dlg-info').open && !document.getElementById('dlg-job').open`, 10*time.Second)
+	warning := eval[string](b, `document.querySelector('#dlg-info [data-slot="warning"]').textContent`)
+	require.Contains(t, warning, "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database")
+	require.False(t, eval[bool](b, `[...document.querySelectorAll('.toast')].some(x => x.textContent === 'Saved.')`), "no plain saved toast")
+	b.wait("the new job's row", `[...document.querySelectorAll('#jobs-table tr[data-id]')].some(r => r.textContent.includes('Saved with a warning'))`, 10*time.Second)
+	b.shot("job-saved-with-warning")
+	b.jsClick(`#dlg-info button[value=close]`)
+	b.wait("warning read", `!document.getElementById('dlg-info').open`, 5*time.Second)
+	b.clean("job saved with a warning")
+	require.Equal(t, 1, db.Count(t, "xxl_job_info", "job_desc='Saved with a warning'"))
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -93,6 +94,38 @@ type Options struct {
 type Client struct {
 	fc      *fasthttp.Client
 	timeout time.Duration
+	// p3 holds the addresses of executors that refused a call of an earlier protocol
+	// as only 3.5 executors do; they are called with the 3.5 protocol from then on.
+	p3 sync.Map
+}
+
+// speaking returns t with the 3.5 protocol when its executor has shown that it speaks
+// it (and t names the app that protocol sends).
+func (c *Client) speaking(t Target) Target {
+	if !t.P3 && strings.TrimSpace(t.AppName) != "" {
+		if _, ok := c.p3.Load(t.Address); ok {
+			t.P3 = true
+		}
+	}
+	return t
+}
+
+// adapt makes a call with call, and once more with the 3.5 protocol when the executor
+// refused it as an executor of xxl-job 3.5 refuses every call of the earlier protocol
+// (no XXL-JOB-APPNAME: "accessToken or appname is empty"). That executor checks the
+// headers before anything else, so the refused call did nothing and repeating it
+// cannot run a job twice. An admin on a database before the 3.5 layout thus calls 3.5
+// executors (with the global token, which they must share) as upstream's 3.4 admin
+// cannot.
+func (c *Client) adapt(t Target, call func(Target) Result) Result {
+	t = c.speaking(t)
+	r := call(t)
+	if t.P3 || strings.TrimSpace(t.AppName) == "" || r.Code != protocol.CodeFail || r.Msg != protocol.MsgTokenOrAppNameEmpty {
+		return r
+	}
+	c.p3.Store(t.Address, struct{}{})
+	t.P3 = true
+	return call(t)
 }
 
 // New returns a Client.
@@ -141,12 +174,13 @@ func (c *Client) CloseIdleConnections() { c.fc.CloseIdleConnections() }
 // executor parses bodies with Express's strict JSON parser, which rejects a top-level
 // string with HTTP 400.
 func (c *Client) Beat(ctx context.Context, t Target) Result {
-	return c.call(ctx, t, "beat", nil, MaxReplyBytes)
+	return c.adapt(t, func(t Target) Result { return c.call(ctx, t, "beat", nil, MaxReplyBytes) })
 }
 
 // IdleBeat asks whether jobID is idle on the executor (BUSYOVER routing).
 func (c *Client) IdleBeat(ctx context.Context, t Target, jobID int) Result {
-	return c.call(ctx, t, "idleBeat", protocol.IdleBeatParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32)), MaxReplyBytes)
+	body := protocol.IdleBeatParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32))
+	return c.adapt(t, func(t Target) Result { return c.call(ctx, t, "idleBeat", body, MaxReplyBytes) })
 }
 
 // Run asks the executor to queue one execution; code 200 means accepted, the result
@@ -155,16 +189,20 @@ func (c *Client) Run(ctx context.Context, t Target, p *protocol.TriggerParam) Re
 	if p == nil {
 		return Result{Code: protocol.CodeFail, Msg: "trigger param is nil"}
 	}
-	method := "run"
-	if t.P3 {
-		method = "trigger"
-	}
-	return c.call(ctx, t, method, p.AppendJSON(make([]byte, 0, p.EncodedLen())), MaxReplyBytes)
+	body := p.AppendJSON(make([]byte, 0, p.EncodedLen()))
+	return c.adapt(t, func(t Target) Result {
+		method := "run"
+		if t.P3 {
+			method = "trigger"
+		}
+		return c.call(ctx, t, method, body, MaxReplyBytes)
+	})
 }
 
 // Kill stops the executor-side thread of jobID.
 func (c *Client) Kill(ctx context.Context, t Target, jobID int) Result {
-	return c.call(ctx, t, "kill", protocol.KillParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32)), MaxReplyBytes)
+	body := protocol.KillParam{JobID: jobID}.AppendJSON(make([]byte, 0, 32))
+	return c.adapt(t, func(t Target) Result { return c.call(ctx, t, "kill", body, MaxReplyBytes) })
 }
 
 // Log reads an execution's log from line fromLineNum. logDateTim is the log's trigger
@@ -172,13 +210,15 @@ func (c *Client) Kill(ctx context.Context, t Target, jobID int) Result {
 // unless the Result is OK.
 func (c *Client) Log(ctx context.Context, t Target, logDateTim, logID int64, fromLineNum int) (protocol.LogResult, Result) {
 	p := protocol.LogParam{LogDateTime: logDateTim, LogID: logID, FromLineNum: fromLineNum}
-	body := make([]byte, 0, 96)
-	if t.P3 {
-		body = p.AppendJSONP3(body)
-	} else {
-		body = p.AppendJSON(body)
-	}
-	res := c.call(ctx, t, "log", body, MaxLogReplyBytes)
+	res := c.adapt(t, func(t Target) Result {
+		body := make([]byte, 0, 96)
+		if t.P3 {
+			body = p.AppendJSONP3(body)
+		} else {
+			body = p.AppendJSON(body)
+		}
+		return c.call(ctx, t, "log", body, MaxLogReplyBytes)
+	})
 	if !res.OK() {
 		return protocol.LogResult{}, res
 	}

@@ -293,6 +293,49 @@ func TestTokenAndP3Headers(t *testing.T) {
 	require.Equal(t, `{"logId":5001,"logDateTime":1700000000123,"fromLineNum":3}`, string(reqs[4].body))
 }
 
+// An executor of xxl-job 3.5 refuses every call without XXL-JOB-APPNAME before doing
+// anything (wire-protocol.md §7). Called with the earlier protocol, as an admin on a
+// database before the 3.5 layout does, it is called again at once with 3.5's, and
+// with 3.5's from then on; the app name is required for that, and executors before
+// 3.5 never see it.
+func TestExecutor35LearnedFromItsRefusal(t *testing.T) {
+	t.Parallel()
+	srv := startRawServer(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		if r.Header.Get("XXL-JOB-APPNAME") == "" {
+			_, _ = w.Write([]byte(`{"code":500,"msg":"invalid request, accessToken or appname is empty."}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"code":200,"msg":null,"data":{"fromLineNum":1,"toLineNum":1,"logContent":"x\n","isEnd":true}}`))
+	})
+	c := newClient(t, time.Second)
+	ctx := context.Background()
+	trial := executor.Target{Address: srv.URL + "/", AccessToken: "default_token", AppName: "sample-app"}
+	p := java342Trigger
+	require.True(t, c.Run(ctx, trial, &p).OK())
+	_, res := c.Log(ctx, trial, 1700000000123, 5001, 1)
+	require.True(t, res.OK())
+	anonymous := executor.Target{Address: srv.URL + "/", AccessToken: "default_token"}
+	res = c.Beat(ctx, anonymous)
+	require.Equal(t, protocol.MsgTokenOrAppNameEmpty, res.Msg, "without an app name the refusal stands")
+
+	reqs := srv.requests()
+	require.Len(t, reqs, 4)
+	require.Equal(t, "POST /run HTTP/1.1", reqs[0].line)
+	require.False(t, reqs[0].has("XXL-JOB-APPNAME"))
+	require.Equal(t, "POST /trigger HTTP/1.1", reqs[1].line, "the same trigger once more, with 3.5's protocol")
+	require.Equal(t, string(reqs[0].body), string(reqs[1].body))
+	require.Equal(t, "POST /log HTTP/1.1", reqs[2].line)
+	require.Equal(t, `{"logId":5001,"logDateTime":1700000000123,"fromLineNum":1}`, string(reqs[2].body), "3.5's protocol at once")
+	for _, r := range reqs[1:3] {
+		v, _ := r.get("XXL-JOB-APPNAME")
+		require.Equal(t, "sample-app", v)
+		v, _ = r.get("XXL-JOB-ACCESS-TOKEN")
+		require.Equal(t, "default_token", v)
+	}
+	require.Equal(t, "POST /beat HTTP/1.1", reqs[3].line)
+	require.False(t, reqs[3].has("XXL-JOB-APPNAME"))
+}
+
 // An executor that accepts the connection and never answers fails the call after the
 // configured timeout, with upstream's wording.
 func TestTimeoutWhenExecutorNeverAnswers(t *testing.T) {

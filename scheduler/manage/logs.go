@@ -91,13 +91,15 @@ func (s *Service) LogDetail(ctx context.Context, p Principal, logID int64, fromL
 	if strings.TrimSpace(l.ExecutorAddress) == "" {
 		return LogChunk{}, s.fail(Invalid, "console_log_no_address")
 	}
-	target := scheduler.Target{Address: l.ExecutorAddress, P3: s.p3}
+	// The app name goes along on every layout: an executor of xxl-job 3.5 needs it
+	// (compat/executor speaks 3.5's protocol to one wherever it finds it).
+	g, err := s.store.LoadGroup(ctx, l.JobGroup)
+	if err != nil && !errors.Is(err, schema.ErrNotFound) {
+		return LogChunk{}, err
+	}
+	target := scheduler.Target{Address: l.ExecutorAddress, AppName: g.AppName, P3: s.p3}
 	if s.p3 {
-		g, err := s.store.LoadGroup(ctx, l.JobGroup)
-		if err != nil && !errors.Is(err, schema.ErrNotFound) {
-			return LogChunk{}, err
-		}
-		target.AppName, target.AccessToken = g.AppName, g.AccessToken
+		target.AccessToken = g.AccessToken
 	}
 	lr, code, msg := s.logs.Log(ctx, target, l.TriggerTime.UnixMilli(), l.ID, fromLine)
 	if code != protocol.CodeSuccess {

@@ -54,6 +54,12 @@ const App = (() => {
   // api posts form parameters to a console endpoint and returns the payload of a
   // success envelope; a failure envelope throws ApiError with the server's message.
   async function api(path, params) {
+    return (await apiReply(path, params)).data;
+  }
+
+  // apiReply is api that also returns the success envelope's msg: a save can succeed
+  // with a warning the user must read.
+  async function apiReply(path, params) {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(params || {})) {
       if (v === undefined || v === null) continue;
@@ -79,7 +85,7 @@ const App = (() => {
     } catch (e) {
       throw new ApiError(t('common_failed') + ' (HTTP ' + res.status + ')');
     }
-    if (Object.prototype.hasOwnProperty.call(j, 'recordsTotal')) return j;
+    if (Object.prototype.hasOwnProperty.call(j, 'recordsTotal')) return { data: j, msg: '' };
     if (j.code !== 200) {
       const msg = typeof j.msg === 'string' && j.msg ? j.msg : t('common_failed');
       if (msg.startsWith('not login for path')) {
@@ -88,7 +94,7 @@ const App = (() => {
       }
       throw new ApiError(msg);
     }
-    return j.data !== undefined ? j.data : j.content;
+    return { data: j.data !== undefined ? j.data : j.content, msg: typeof j.msg === 'string' ? j.msg : '' };
   }
 
   // Toasts.
@@ -151,14 +157,16 @@ const App = (() => {
     }
   }
 
-  // saveForm posts a dialog's form: on success it closes the dialog, says so and calls
+  // saveForm posts a dialog's form: on success it closes the dialog, says so (with the
+  // server's warning in a dialog that stays until read, when it sent one) and calls
   // done; otherwise it shows the error inside the form.
   async function saveForm(button, form, dlg, path, params, done) {
     await busy(button, async () => {
       try {
-        await api(path, params);
+        const { msg } = await apiReply(path, params);
         dlg.close();
-        toast(t('common_saved'));
+        if (msg) infoDialog(t('common_saved_warn'), el('p', { class: 'form-error', role: 'alert', 'data-slot': 'warning' }, msg));
+        else toast(t('common_saved'));
         done();
       } catch (err) {
         formError(form, err.message);

@@ -79,10 +79,18 @@
     document.getElementById('token-example').textContent =
       'curl -s -X POST ' + origin + '/api/listJobs \\\n  -H \'Authorization: Bearer ' + created.secret + '\' \\\n  -H \'Content-Type: application/json\' -d \'{}\'';
     secretDlg.returnValue = '';
-    secretDlg.addEventListener('close', () => { secretBox.value = ''; document.getElementById('token-example').textContent = ''; }, { once: true });
     secretDlg.showModal();
     secretBox.select();
   }
+
+  // The secret leaves the page with its dialog: at once when Done is pressed (the
+  // dialog's close event comes a task later), and on any other way out (Escape).
+  function forgetSecret() {
+    secretBox.value = '';
+    document.getElementById('token-example').textContent = '';
+  }
+  $('form', secretDlg).addEventListener('submit', forgetSecret);
+  secretDlg.addEventListener('close', forgetSecret);
 
   document.getElementById('btn-copy').addEventListener('click', async () => {
     secretBox.select();

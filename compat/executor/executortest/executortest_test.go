@@ -281,9 +281,14 @@ func TestP3RequiresAppNameAndToken(t *testing.T) {
 	wrong.AppName, wrong.AccessToken = "app", ""
 	require.Equal(t, protocol.MsgTokenOrAppNameEmpty, b.client.Beat(ctx, wrong).Msg)
 	p1 := b.target
-	p1.P3 = false
+	p1.P3, p1.AppName = false, ""
 	res := b.client.Run(ctx, p1, trigger(1, 1, "h", "SERIAL_EXECUTION"))
-	require.Equal(t, 500, res.Code, "a P3 executor has no /run")
+	require.Equal(t, 500, res.Code, "a P3 executor has no /run, and without an app name the client cannot speak P3")
+	p1.AppName = "app"
+	require.True(t, b.client.Run(ctx, p1, trigger(2, 2, "h", "SERIAL_EXECUTION")).OK(), "with the app name the client switches to P3 on the refusal")
+	require.Len(t, b.exec.Triggers(), 1, "the refused calls ran nothing")
+	calls := b.exec.CallsTo(executortest.EndpointRun)
+	require.Equal(t, "/trigger", calls[len(calls)-1].Path)
 }
 
 func TestTokenCheck(t *testing.T) {
