@@ -111,7 +111,8 @@ type chaosRun struct {
 	pending  []protocol.CallbackItem
 	stored   map[int64]bool // results an admin answered 200 for
 	accepted map[string]bool
-	answered map[string]bool // "run once" answered (any answer)
+	answered map[string]bool // "run once" asked
+	refused  map[string]int  // "run once" not answered 200, by answer
 	exits    []string
 }
 
@@ -139,7 +140,7 @@ func TestChaosFaultsTogether(t *testing.T) {
 	for _, f := range schedule {
 		t.Logf("  +%v %s admin %s hold %v", f.At, f.Kind, partAdmin(f.Admin), f.Hold)
 	}
-	c := &chaosRun{r: r, stored: map[int64]bool{}, accepted: map[string]bool{}, answered: map[string]bool{}}
+	c := &chaosRun{r: r, stored: map[int64]bool{}, accepted: map[string]bool{}, answered: map[string]bool{}, refused: map[string]int{}}
 	for i, a := range r.admins {
 		c.pids = append(c.pids, a.cmd.Process.Pid)
 		c.names = append(c.names, partAdmin(i))
@@ -298,8 +299,13 @@ func (c *chaosRun) runOnce(stop <-chan struct{}, job int, rnd *rand.Rand) {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			c.answered[param] = true
-			if err == nil && status == http.StatusOK && env.Code == 200 {
+			switch {
+			case err == nil && status == http.StatusOK && env.Code == 200:
 				c.accepted[param] = true
+			case err != nil:
+				c.refused[firstWords(err.Error())]++
+			default:
+				c.refused[fmt.Sprintf("%d %d %s", status, env.Code, firstWords(env.Msg))]++
 			}
 		}()
 	}
@@ -435,6 +441,8 @@ func (c *chaosRun) check(schedule []*chaosFault, from, end time.Time, manualJob 
 	params := map[string]int{}
 	byJob := map[int][]time.Time{}
 	var dupLog, dupPlanned []string
+	var twice [][2]recordedFire // the first doubles, both fires
+	firstOf := map[[2]int64]recordedFire{}
 	for _, x := range fires {
 		if logs[x.LogID]++; logs[x.LogID] == 2 {
 			dupLog = append(dupLog, fmt.Sprintf("log %d (job %d)", x.LogID, x.Job))
@@ -445,8 +453,13 @@ func (c *chaosRun) check(schedule []*chaosFault, from, end time.Time, manualJob 
 		}
 		k := [2]int64{int64(x.Job), x.Planned.Unix()}
 		if !x.At.Before(warm) {
-			if planned[k]++; planned[k] == 2 {
+			if planned[k]++; planned[k] == 1 {
+				firstOf[k] = x
+			} else if planned[k] == 2 {
 				dupPlanned = append(dupPlanned, fmt.Sprintf("job %d second %s", x.Job, x.Planned.Format("15:04:05")))
+				if len(twice) < 5 {
+					twice = append(twice, [2]recordedFire{firstOf[k], x})
+				}
 			}
 		}
 		if !x.At.Before(from.Add(-2*time.Second)) && !x.At.After(end) {
@@ -504,7 +517,7 @@ func (c *chaosRun) check(schedule []*chaosFault, from, end time.Time, manualJob 
 	c.mu.Lock()
 	faulted := append([]bool(nil), c.faulted...)
 	stored := c.stored
-	accepted, answered := c.accepted, c.answered
+	accepted, answered, refused := c.accepted, c.answered, c.refused
 	names := append([]string(nil), c.names...)
 	exits := c.exits
 	c.mu.Unlock()
@@ -560,17 +573,31 @@ func (c *chaosRun) check(schedule []*chaosFault, from, end time.Time, manualJob 
 	}
 	t.Logf("CHAOS result | faults %d over %.0fs: %s | fires %d by process %v | longest time a job went without a fire %.1fs (job %d, faults %q, allowed %.1fs) | "+
 		"gaps over their bound %d | doubles: log id %d, job+planned %d | rows not 200: %v (uncertain by faulted processes %d) | "+
-		"results answered 200 %d, not stored %d | run once: answered %d, accepted %d, accepted not fired once %d, fired twice %d | sigterm exits %v",
+		"results answered 200 %d, not stored %d | run once: asked %d, accepted %d (other answers %v), accepted not fired once %d, fired twice %d | sigterm exits %v",
 		len(schedule), end.Sub(from).Seconds(), strings.Join(kinds, ", "), len(fires), byAdmin,
 		longest.to.Sub(longest.from).Seconds(), longest.job, longest.faults, longest.allowed.Seconds(),
 		len(over), len(dupLog), len(dupPlanned), notOK, uncertain, len(stored), lostResults,
-		len(answered), len(accepted), len(manualMissing), len(manualTwice), exits)
+		len(answered), len(accepted), refused, len(manualMissing), len(manualTwice), exits)
 	for i, g := range over {
 		if i == 10 {
 			break
 		}
 		t.Logf("  gap: job %d %s → %s (%.1fs, allowed %.1fs by %q)", g.job, g.from.Format("15:04:05.0"), g.to.Format("15:04:05.0"),
 			g.to.Sub(g.from).Seconds(), g.allowed.Seconds(), g.faults)
+	}
+	for _, d := range twice {
+		line := fmt.Sprintf("  twice: job %d", d[0].Job)
+		for _, x := range d {
+			var msg string
+			_ = r.db.SQL.QueryRow("SELECT trigger_msg FROM xxl_job_log WHERE id = ?", x.LogID).Scan(&msg)
+			who := "?"
+			if x.Admin >= 0 {
+				who = names[x.Admin]
+			}
+			line += fmt.Sprintf(" | log %d by %s planned %s received %s: %.120q", x.LogID, who,
+				x.Planned.Format("15:04:05.000"), x.At.Format("15:04:05.000"), msg)
+		}
+		t.Log(line)
 	}
 	assert.Empty(t, dupLog, "log ids received twice")
 	assert.Empty(t, dupPlanned, "planned seconds of a job received twice")
@@ -582,4 +609,16 @@ func (c *chaosRun) check(schedule []*chaosFault, from, end time.Time, manualJob 
 	assert.Positive(t, len(accepted), "run once answered 200")
 	assert.Zero(t, r.db.Count(t, "xxl_job_log", "trigger_code = 0"), "logs at trigger_code 0 after every admin stopped")
 	assert.Zero(t, r.db.Count(t, schema.TriggerTable, "1 = 1"), "accepted triggers left undispatched")
+}
+
+// firstWords shortens an answer for a count of answers: its first 60 bytes, without
+// the ports and numbers that differ between calls.
+func firstWords(s string) string {
+	s = s[:min(len(s), 60)]
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}, s)
 }
