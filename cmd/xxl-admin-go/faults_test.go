@@ -193,8 +193,11 @@ type fireRecorder struct {
 
 type connOwnerKey struct{}
 
+// connOwner is the admin process found at the other end of a connection; looked up
+// again while not found (a process just started sends before the test names it).
 type connOwner struct {
-	once  sync.Once
+	mu    sync.Mutex
+	found bool
 	admin int
 }
 
@@ -225,8 +228,14 @@ func (r *fireRecorder) serve(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path == "/run" {
 		if p, err := protocol.DecodeTriggerParam(body); err == nil {
 			o := req.Context().Value(connOwnerKey{}).(*connOwner)
-			o.once.Do(func() { o.admin = r.owner(req.RemoteAddr) })
-			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: o.admin, Param: p.ExecutorParams}
+			o.mu.Lock()
+			if !o.found {
+				o.admin = r.owner(req.RemoteAddr)
+				o.found = o.admin >= 0
+			}
+			admin := o.admin
+			o.mu.Unlock()
+			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams}
 			r.mu.Lock()
 			r.fires = append(r.fires, x)
 			onRun := r.onRun
