@@ -105,6 +105,7 @@ type chaosRun struct {
 	mu       sync.Mutex
 	pids     []int    // every admin process started, in order (the recorder's index)
 	names    []string // its name: A, B', C'' …
+	restarts [3]int
 	faulted  []bool   // killed, paused or cut off at some point: its last sends may be closed uncertain
 	bases    []string // current base URL of admin i; "" while it is down
 	targets  [4]sync.Mutex
@@ -410,7 +411,8 @@ func (c *chaosRun) restart(i int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.pids = append(c.pids, pids[len(pids)-1])
-	c.names = append(c.names, c.names[i]+"'")
+	c.restarts[i]++
+	c.names = append(c.names, partAdmin(i)+strings.Repeat("'", c.restarts[i]))
 	c.faulted = append(c.faulted, false)
 	c.bases[i] = c.r.admins[i].base
 	// Another restart may have named its process meanwhile: name them all again.
