@@ -176,6 +176,7 @@ type recordedFire struct {
 	Planned time.Time // the trigger's logDateTime
 	At      time.Time // received
 	Admin   int       // index of the admin process that sent it; -1 when not found
+	Param   string    // the run's executorParams
 }
 
 // fireRecorder is an executor that accepts every call and records each run. The run
@@ -186,12 +187,17 @@ type fireRecorder struct {
 	mu    sync.Mutex
 	pids  []int
 	fires []recordedFire
+	// onRun, when set, is told of every run recorded (an executor's callback of it).
+	onRun func(recordedFire)
 }
 
 type connOwnerKey struct{}
 
+// connOwner is the admin process found at the other end of a connection; looked up
+// again while not found (a process just started sends before the test names it).
 type connOwner struct {
-	once  sync.Once
+	mu    sync.Mutex
+	found bool
 	admin int
 }
 
@@ -222,10 +228,21 @@ func (r *fireRecorder) serve(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path == "/run" {
 		if p, err := protocol.DecodeTriggerParam(body); err == nil {
 			o := req.Context().Value(connOwnerKey{}).(*connOwner)
-			o.once.Do(func() { o.admin = r.owner(req.RemoteAddr) })
+			o.mu.Lock()
+			if !o.found {
+				o.admin = r.owner(req.RemoteAddr)
+				o.found = o.admin >= 0
+			}
+			admin := o.admin
+			o.mu.Unlock()
+			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams}
 			r.mu.Lock()
-			r.fires = append(r.fires, recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: o.admin})
+			r.fires = append(r.fires, x)
+			onRun := r.onRun
 			r.mu.Unlock()
+			if onRun != nil {
+				onRun(x)
+			}
 		}
 	}
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
@@ -757,10 +774,15 @@ func TestFaultLockHolderNeverReturns(t *testing.T) {
 // take (e.g. FLUSH TABLES WITH READ LOCK) and release (UNLOCK TABLES) are run on it.
 // It returns when the lock was held and when it was released.
 func (r *faultRig) lockServer(hold time.Duration, take []string, release string) (held, released time.Time) {
-	t := r.t
+	return holdServerLock(r.t, r.db, hold, take, release)
+}
+
+// holdServerLock is lockServer on any database of a test's own server.
+func holdServerLock(t *testing.T, db *schematest.DB, hold time.Duration, take []string, release string) (held, released time.Time) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hold+2*time.Minute)
 	defer cancel()
-	conn, err := r.db.SQL.Conn(ctx)
+	conn, err := db.SQL.Conn(ctx)
 	require.NoError(t, err)
 	defer conn.Close()
 	start := time.Now()

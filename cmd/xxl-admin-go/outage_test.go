@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -73,12 +74,17 @@ type consoleClient struct {
 
 func consoleLogin(t testing.TB, base string) *consoleClient {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &consoleClient{hc: &http.Client{Jar: jar, Timeout: 20 * time.Second}, base: base}
+	c := newConsoleClient(base)
 	status, env := c.post(t, "/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"123456"}})
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, 200, env.Code, "login: %s", env.Msg)
 	return c
+}
+
+// newConsoleClient is a client of a console with its own cookies, not signed in.
+func newConsoleClient(base string) *consoleClient {
+	jar, _ := cookiejar.New(nil)
+	return &consoleClient{hc: &http.Client{Jar: jar, Timeout: 20 * time.Second}, base: base}
 }
 
 type consoleEnv struct {
@@ -89,15 +95,31 @@ type consoleEnv struct {
 // post sends a form and decodes the envelope; the answer must be JSON.
 func (c *consoleClient) post(t testing.TB, path string, form url.Values) (int, consoleEnv) {
 	t.Helper()
+	status, env, err := c.postErr(path, form)
+	require.NoError(t, err, "%s must answer JSON, not hang", path)
+	return status, env
+}
+
+// postErr is post for callers that expect failures (an admin killed or paused under
+// the request): a transport error or an answer that is not a JSON envelope is returned.
+func (c *consoleClient) postErr(path string, form url.Values) (int, consoleEnv, error) {
 	res, err := c.hc.PostForm(c.base+path, form)
-	require.NoError(t, err, "%s must answer, not hang", path)
+	if err != nil {
+		return 0, consoleEnv{}, err
+	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	require.Contains(t, res.Header.Get("Content-Type"), "application/json", "%s: %s", path, body)
+	if err != nil {
+		return res.StatusCode, consoleEnv{}, fmt.Errorf("%s: reading the answer: %w", path, err)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.Contains(ct, "application/json") {
+		return res.StatusCode, consoleEnv{}, fmt.Errorf("%s answered %s, not JSON: %s", path, ct, body)
+	}
 	var env consoleEnv
-	require.NoError(t, json.Unmarshal(body, &env), "%s: %s", path, body)
-	return res.StatusCode, env
+	if err := json.Unmarshal(body, &env); err != nil {
+		return res.StatusCode, env, fmt.Errorf("%s: %w: %s", path, err, body)
+	}
+	return res.StatusCode, env, nil
 }
 
 // MariaDB is stopped (SIGTERM, a clean shutdown) under load — 20 jobs

@@ -38,6 +38,7 @@ const (
 
 type partRig struct {
 	t       *testing.T
+	m       *privateMariaDB // nil on PostgreSQL
 	db      *schematest.DB
 	rec     *fireRecorder
 	proxies []*freezeProxy
@@ -60,7 +61,7 @@ func startPartRig(t *testing.T, modes ...string) *partRig {
 	if bin == "" {
 		bin = buildAdmin(t)
 	}
-	r := &partRig{t: t, db: db, rec: startFireRecorder(t)}
+	r := &partRig{t: t, m: m, db: db, rec: startFireRecorder(t)}
 	var vias []*schematest.DB
 	r.launch = func(i int, out io.Writer) *adminProc {
 		return startAdminProcEnv(t, bin, vias[i], out, nil, "--xxl.admin.cluster.mode="+modes[i])
@@ -298,6 +299,11 @@ func partAdmin(i int) string {
 
 // logCodes reads the trigger_code of the fires' log rows.
 func logCodes(t *testing.T, db *schematest.DB, fires []recordedFire) map[int64]int {
+	return logInts(t, db, "trigger_code", fires)
+}
+
+// logInts reads an integer column of the fires' log rows.
+func logInts(t *testing.T, db *schematest.DB, column string, fires []recordedFire) map[int64]int {
 	codes := map[int64]int{}
 	for i := 0; i < len(fires); i += 500 {
 		chunk := fires[i:min(i+500, len(fires))]
@@ -305,7 +311,7 @@ func logCodes(t *testing.T, db *schematest.DB, fires []recordedFire) map[int64]i
 		for j, x := range chunk {
 			args[j] = x.LogID
 		}
-		rows, err := db.SQL.Query("SELECT id, trigger_code FROM xxl_job_log WHERE id IN (?"+strings.Repeat(",?", len(chunk)-1)+")", args...)
+		rows, err := db.SQL.Query("SELECT id, "+column+" FROM xxl_job_log WHERE id IN (?"+strings.Repeat(",?", len(chunk)-1)+")", args...)
 		require.NoError(t, err)
 		for rows.Next() {
 			var id int64
