@@ -48,26 +48,49 @@ func fillJobs(t testing.TB, db *sql.DB, n, due int, notDue, dueAt int64) {
 	insert(due, dueAt, "* * * * * ?")
 }
 
-// plan is the first row of EXPLAIN, by lower-cased column name.
-func plan(t testing.TB, db *sql.DB, query string, args ...any) map[string]string {
+// explain is the rows of EXPLAIN, each by lower-cased column name.
+func explain(t testing.TB, db *sql.DB, query string, args ...any) []map[string]string {
 	t.Helper()
 	rows, err := db.Query("EXPLAIN "+query, args...)
 	require.NoError(t, err)
 	defer rows.Close()
 	cols, err := rows.Columns()
 	require.NoError(t, err)
-	require.True(t, rows.Next())
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	var out []map[string]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		row := map[string]string{}
+		for i, c := range cols {
+			row[strings.ToLower(c)] = vals[i].String
+		}
+		out = append(out, row)
 	}
-	require.NoError(t, rows.Scan(ptrs...))
-	out := map[string]string{}
-	for i, c := range cols {
-		out[strings.ToLower(c)] = vals[i].String
-	}
+	require.NoError(t, rows.Err())
+	require.NotEmpty(t, out)
 	return out
+}
+
+// plan is the first row of EXPLAIN.
+func plan(t testing.TB, db *sql.DB, query string, args ...any) map[string]string {
+	t.Helper()
+	return explain(t, db, query, args...)[0]
+}
+
+// explainRow is the row of EXPLAIN for table (its alias in the statement).
+func explainRow(t testing.TB, db *sql.DB, table, query string, args ...any) map[string]string {
+	t.Helper()
+	for _, row := range explain(t, db, query, args...) {
+		if row["table"] == table {
+			return row
+		}
+	}
+	t.Fatalf("no EXPLAIN row for table %s", table)
+	return nil
 }
 
 // The scan's pre-read goes through the scan index on MariaDB, reading only the due
@@ -87,6 +110,12 @@ func TestScanStatementUsesIndex(t *testing.T) {
 	rowsEstimate, err := strconv.Atoi(p["rows"])
 	require.NoError(t, err)
 	require.Less(t, rowsEstimate, 100, "reads the due rows only: %v", p)
+	// The job's options are joined by the option table's primary key, row by row.
+	require.True(t, st.JobOptionsEnabled())
+	o := explainRow(t, tdb.SQL, "o", q, args...)
+	require.Equal(t, "SIMPLE", o["select_type"], "a join, not a sub-select per column: %v", o)
+	require.Equal(t, "eq_ref", o["type"], "%v", o)
+	require.Equal(t, "PRIMARY", o["key"], "%v", o)
 
 	// What it returns is what the statement means: due running jobs, soonest first.
 	jobs, err := st.ScheduleJobs(context.Background(), now+5000, 15)
@@ -120,6 +149,7 @@ func TestScanStatementUsesIndexSQLite(t *testing.T) {
 	require.NoError(t, rows.Err())
 	all := strings.Join(detail, "; ")
 	require.Contains(t, all, "USING INDEX i_xxl_admin_trigger_next (trigger_status=? AND trigger_next_time<?)")
+	require.Contains(t, all, "SEARCH o USING INTEGER PRIMARY KEY (rowid=?)", "the options joined by primary key")
 	require.NotContains(t, all, "TEMP B-TREE")
 }
 
