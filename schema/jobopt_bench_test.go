@@ -20,7 +20,7 @@ const benchInfoCols = "job_group, job_desc, add_time, update_time, author, alarm
 
 // benchFill copies the seed job to 20,000 running jobs, 6,000 of them due (returned,
 // by id), and gives 1,000 of them options.
-func benchFill(b *testing.B, db *sql.DB) []int {
+func benchFill(b testing.TB, db *sql.DB) []int {
 	ctx := context.Background()
 	for {
 		var n int
@@ -54,7 +54,7 @@ func benchFill(b *testing.B, db *sql.DB) []int {
 // BenchmarkJobOptionReads measures the reads that carry a job's options, at 20,000
 // running jobs of which 6,000 are due and 1,000 have options, on each database: the
 // scan's pre-read of the 6,000, loading them whole (what the triggers do) and one page
-// of the job list. docs/PERFORMANCE.md "Job options" has figures.
+// of the job list. docs/SCHEDULING.md "What the options cost the reads" has figures.
 //
 //	go test ./schema/ -run XXX -bench JobOptionReads -benchtime 20x
 func BenchmarkJobOptionReads(b *testing.B) {

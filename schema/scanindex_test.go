@@ -301,3 +301,42 @@ func TestScanIndexWarning(t *testing.T) {
 		})
 	}
 }
+
+// PostgreSQL answers the pre-read from the scan index too, the option table joined
+// to the due rows: xxl_job_info is never read whole.
+func TestScanStatementUsesIndexPostgres(t *testing.T) {
+	t.Parallel()
+	pg, st := schematest.NewPostgres(t)
+	require.True(t, st.JobOptionsEnabled())
+	benchFill(t, pg.SQL)
+	pg.Exec(t, "UPDATE xxl_job_info SET trigger_next_time = 9999999999999 WHERE id % 1000 NOT IN (0, 1)")
+	pg.Exec(t, "ANALYZE xxl_job_info")
+	pg.Exec(t, "ANALYZE xxl_admin_job_option")
+	q, args, err := schema.ScheduleJobsSQL(st, 99999999, 6000)
+	require.NoError(t, err)
+	rows, err := pg.SQL.Query("EXPLAIN "+q, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		require.NoError(t, rows.Scan(&l))
+		lines = append(lines, l)
+	}
+	require.NoError(t, rows.Err())
+	all := strings.Join(lines, "\n")
+	require.Contains(t, all, "i_xxl_admin_trigger_next", all)
+	require.NotContains(t, all, "Seq Scan on xxl_job_info", all)
+	require.Contains(t, all, "Join", all) // a hash of a small option table, or its key per row
+
+	jobs, err := st.ScheduleJobs(context.Background(), 99999999, 6000)
+	require.NoError(t, err)
+	require.Len(t, jobs, 40)
+	zoned := 0
+	for _, j := range jobs {
+		if j.TimeZone == "Europe/Berlin" {
+			zoned++
+		}
+	}
+	require.Equal(t, 20, zoned, "the jobs with an option row carry its zone, the others none")
+}

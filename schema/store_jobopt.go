@@ -167,8 +167,8 @@ func (s *Store) jobOptionCols() []string {
 // fromJobs reads q from xxl_job_info and its rows of the option table. One LEFT JOIN
 // on the option table's primary key, not a correlated sub-select per column: with
 // seven columns the sub-selects made reading 6,000 jobs three times slower on MariaDB
-// and PostgreSQL, the join costs about what the option rows add (docs/PERFORMANCE.md
-// "Job options"). xxl_job_info stays the table the plan starts from, on its own
+// and PostgreSQL, the join costs about what the option rows add (docs/SCHEDULING.md
+// "What the options cost the reads"). xxl_job_info stays the table the plan starts from, on its own
 // index (the scan index for the pre-read, TestScanStatementUsesIndex); conditions
 // and orders name its columns, which the option table does not share (but
 // update_time, which the select lists qualify).
