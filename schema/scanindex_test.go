@@ -340,3 +340,31 @@ func TestScanStatementUsesIndexPostgres(t *testing.T) {
 	}
 	require.Equal(t, 20, zoned, "the jobs with an option row carry its zone, the others none")
 }
+
+// A page of the job list walks xxl_job_info newest first without sorting, all
+// groups or one, and joins each of its rows' options by primary key (MariaDB).
+func TestJobListPageJoinsOptions(t *testing.T) {
+	t.Parallel()
+	tdb, st := schematest.New(t, schema.Layout34)
+	now := time.Now().UnixMilli()
+	fillJobs(t, tdb.SQL, 5000, 20, now+86_400_000, now)
+	tdb.Exec(t, "INSERT INTO xxl_admin_job_option (job_id, time_zone) SELECT id, 'Europe/Berlin' FROM xxl_job_info WHERE id % 20 = 0")
+	tdb.Exec(t, "ANALYZE TABLE xxl_job_info, xxl_admin_job_option")
+	for _, f := range []schema.JobFilter{{TriggerStatus: -1}, {JobGroup: 3, TriggerStatus: -1}} {
+		q, args, err := schema.ListJobsSQL(st, f, 100, 20)
+		require.NoError(t, err)
+		p := plan(t, tdb.SQL, q, args...)
+		require.Equal(t, "xxl_job_info", p["table"], "%v", p)
+		require.NotContains(t, p["extra"], "filesort", "%v", p)
+		o := explainRow(t, tdb.SQL, "o", q, args...)
+		require.Equal(t, "SIMPLE", o["select_type"], "%v", o)
+		require.Equal(t, "eq_ref", o["type"], "%v", o)
+	}
+	jobs, total, err := st.ListJobs(context.Background(), schema.JobFilter{TriggerStatus: -1}, 0, 20)
+	require.NoError(t, err)
+	require.Len(t, jobs, 20)
+	require.Equal(t, 5021, total)
+	for _, j := range jobs {
+		require.Equal(t, j.ID%20 == 0, j.TimeZone == "Europe/Berlin", "job %d", j.ID)
+	}
+}

@@ -243,10 +243,15 @@ func likeEscape(s string) string {
 	return r.Replace(s)
 }
 
+// listJobsQuery is the statement of a page of ListJobs.
+func (s *Store) listJobsQuery(f JobFilter, offset, limit int) sq.SelectBuilder {
+	return s.jobWhere(s.jobSelect(), f).
+		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0)))
+}
+
 // ListJobs returns one page of jobs, newest id first, and the total count.
 func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([]Job, int, error) {
-	rows, err := s.query(ctx, s.jobWhere(s.jobSelect(), f).
-		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
+	rows, err := s.query(ctx, s.listJobsQuery(f, offset, limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list jobs: %w", err)
 	}
