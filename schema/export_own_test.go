@@ -21,3 +21,8 @@ var (
 func ScheduleJobsSQL(s *Store, maxNextMs int64, limit int) (string, []any, error) {
 	return s.scheduleJobsQuery(maxNextMs, limit).ToSql()
 }
+
+// ListJobsSQL is the statement of a page of ListJobs, for the index-plan tests.
+func ListJobsSQL(s *Store, f JobFilter, offset, limit int) (string, []any, error) {
+	return s.listJobsQuery(f, offset, limit).ToSql()
+}

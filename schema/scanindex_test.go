@@ -48,26 +48,49 @@ func fillJobs(t testing.TB, db *sql.DB, n, due int, notDue, dueAt int64) {
 	insert(due, dueAt, "* * * * * ?")
 }
 
-// plan is the first row of EXPLAIN, by lower-cased column name.
-func plan(t testing.TB, db *sql.DB, query string, args ...any) map[string]string {
+// explain is the rows of EXPLAIN, each by lower-cased column name.
+func explain(t testing.TB, db *sql.DB, query string, args ...any) []map[string]string {
 	t.Helper()
 	rows, err := db.Query("EXPLAIN "+query, args...)
 	require.NoError(t, err)
 	defer rows.Close()
 	cols, err := rows.Columns()
 	require.NoError(t, err)
-	require.True(t, rows.Next())
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	var out []map[string]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		row := map[string]string{}
+		for i, c := range cols {
+			row[strings.ToLower(c)] = vals[i].String
+		}
+		out = append(out, row)
 	}
-	require.NoError(t, rows.Scan(ptrs...))
-	out := map[string]string{}
-	for i, c := range cols {
-		out[strings.ToLower(c)] = vals[i].String
-	}
+	require.NoError(t, rows.Err())
+	require.NotEmpty(t, out)
 	return out
+}
+
+// plan is the first row of EXPLAIN.
+func plan(t testing.TB, db *sql.DB, query string, args ...any) map[string]string {
+	t.Helper()
+	return explain(t, db, query, args...)[0]
+}
+
+// explainRow is the row of EXPLAIN for table (its alias in the statement).
+func explainRow(t testing.TB, db *sql.DB, table, query string, args ...any) map[string]string {
+	t.Helper()
+	for _, row := range explain(t, db, query, args...) {
+		if row["table"] == table {
+			return row
+		}
+	}
+	t.Fatalf("no EXPLAIN row for table %s", table)
+	return nil
 }
 
 // The scan's pre-read goes through the scan index on MariaDB, reading only the due
@@ -87,6 +110,12 @@ func TestScanStatementUsesIndex(t *testing.T) {
 	rowsEstimate, err := strconv.Atoi(p["rows"])
 	require.NoError(t, err)
 	require.Less(t, rowsEstimate, 100, "reads the due rows only: %v", p)
+	// The job's options are joined by the option table's primary key, row by row.
+	require.True(t, st.JobOptionsEnabled())
+	o := explainRow(t, tdb.SQL, "o", q, args...)
+	require.Equal(t, "SIMPLE", o["select_type"], "a join, not a sub-select per column: %v", o)
+	require.Equal(t, "eq_ref", o["type"], "%v", o)
+	require.Equal(t, "PRIMARY", o["key"], "%v", o)
 
 	// What it returns is what the statement means: due running jobs, soonest first.
 	jobs, err := st.ScheduleJobs(context.Background(), now+5000, 15)
@@ -120,6 +149,7 @@ func TestScanStatementUsesIndexSQLite(t *testing.T) {
 	require.NoError(t, rows.Err())
 	all := strings.Join(detail, "; ")
 	require.Contains(t, all, "USING INDEX i_xxl_admin_trigger_next (trigger_status=? AND trigger_next_time<?)")
+	require.Contains(t, all, "SEARCH o USING INTEGER PRIMARY KEY (rowid=?)", "the options joined by primary key")
 	require.NotContains(t, all, "TEMP B-TREE")
 }
 
@@ -269,5 +299,72 @@ func TestScanIndexWarning(t *testing.T) {
 			schema.WarnMissingScanIndex(ctx, db, log, 0)
 			require.Empty(t, logs.String())
 		})
+	}
+}
+
+// PostgreSQL answers the pre-read from the scan index too, the option table joined
+// to the due rows: xxl_job_info is never read whole.
+func TestScanStatementUsesIndexPostgres(t *testing.T) {
+	t.Parallel()
+	pg, st := schematest.NewPostgres(t)
+	require.True(t, st.JobOptionsEnabled())
+	benchFill(t, pg.SQL)
+	pg.Exec(t, "UPDATE xxl_job_info SET trigger_next_time = 9999999999999 WHERE id % 1000 NOT IN (0, 1)")
+	pg.Exec(t, "ANALYZE xxl_job_info")
+	pg.Exec(t, "ANALYZE xxl_admin_job_option")
+	q, args, err := schema.ScheduleJobsSQL(st, 99999999, 6000)
+	require.NoError(t, err)
+	rows, err := pg.SQL.Query("EXPLAIN "+q, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		require.NoError(t, rows.Scan(&l))
+		lines = append(lines, l)
+	}
+	require.NoError(t, rows.Err())
+	all := strings.Join(lines, "\n")
+	require.Contains(t, all, "i_xxl_admin_trigger_next", all)
+	require.NotContains(t, all, "Seq Scan on xxl_job_info", all)
+	require.Contains(t, all, "Join", all) // a hash of a small option table, or its key per row
+
+	jobs, err := st.ScheduleJobs(context.Background(), 99999999, 6000)
+	require.NoError(t, err)
+	require.Len(t, jobs, 40)
+	zoned := 0
+	for _, j := range jobs {
+		if j.TimeZone == "Europe/Berlin" {
+			zoned++
+		}
+	}
+	require.Equal(t, 20, zoned, "the jobs with an option row carry its zone, the others none")
+}
+
+// A page of the job list walks xxl_job_info newest first without sorting, all
+// groups or one, and joins each of its rows' options by primary key (MariaDB).
+func TestJobListPageJoinsOptions(t *testing.T) {
+	t.Parallel()
+	tdb, st := schematest.New(t, schema.Layout34)
+	now := time.Now().UnixMilli()
+	fillJobs(t, tdb.SQL, 5000, 20, now+86_400_000, now)
+	tdb.Exec(t, "INSERT INTO xxl_admin_job_option (job_id, time_zone) SELECT id, 'Europe/Berlin' FROM xxl_job_info WHERE id % 20 = 0")
+	tdb.Exec(t, "ANALYZE TABLE xxl_job_info, xxl_admin_job_option")
+	for _, f := range []schema.JobFilter{{TriggerStatus: -1}, {JobGroup: 3, TriggerStatus: -1}} {
+		q, args, err := schema.ListJobsSQL(st, f, 100, 20)
+		require.NoError(t, err)
+		p := plan(t, tdb.SQL, q, args...)
+		require.Equal(t, "xxl_job_info", p["table"], "%v", p)
+		require.NotContains(t, p["extra"], "filesort", "%v", p)
+		o := explainRow(t, tdb.SQL, "o", q, args...)
+		require.Equal(t, "SIMPLE", o["select_type"], "%v", o)
+		require.Equal(t, "eq_ref", o["type"], "%v", o)
+	}
+	jobs, total, err := st.ListJobs(context.Background(), schema.JobFilter{TriggerStatus: -1}, 0, 20)
+	require.NoError(t, err)
+	require.Len(t, jobs, 20)
+	require.Equal(t, 5021, total)
+	for _, j := range jobs {
+		require.Equal(t, j.ID%20 == 0, j.TimeZone == "Europe/Berlin", "job %d", j.ID)
 	}
 }

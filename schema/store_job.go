@@ -96,8 +96,8 @@ func (s *Store) readSchedule(ctx context.Context, q sq.SelectBuilder) ([]Job, er
 
 // scheduleSelect selects what scheduling needs of a job (read by readSchedule).
 func (s *Store) scheduleSelect() sq.SelectBuilder {
-	return s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
-		"trigger_status", "trigger_last_time", "trigger_next_time", s.jobOptionCols()[0]).From("xxl_job_info")
+	return s.fromJobs(s.sb.Select("id", "job_group", "schedule_type", "schedule_conf", "misfire_strategy",
+		"trigger_status", "trigger_last_time", "trigger_next_time", s.jobOptionCols()[0]))
 }
 
 // ScheduleJobsOf is ScheduleJobs restricted to the jobs of some partitions: those
@@ -123,7 +123,7 @@ func (s *Store) ScheduleJobsOf(ctx context.Context, maxNextMs int64, limit, part
 // trigger_next_time) it reads only the due rows, already in this order: InnoDB and
 // SQLite end every secondary index with the primary key, so the index is ordered by
 // (trigger_status, trigger_next_time, id) and the LIMIT stops the read. Without it the
-// server reads every job and sorts the due ones. The job's time zone is read by
+// server reads every job and sorts the due ones. The job's time zone is joined by
 // primary key for each due row only.
 func (s *Store) scheduleJobsQuery(maxNextMs int64, limit int) sq.SelectBuilder {
 	return s.scheduleSelect().
@@ -243,10 +243,15 @@ func likeEscape(s string) string {
 	return r.Replace(s)
 }
 
+// listJobsQuery is the statement of a page of ListJobs.
+func (s *Store) listJobsQuery(f JobFilter, offset, limit int) sq.SelectBuilder {
+	return s.jobWhere(s.jobSelect(), f).
+		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0)))
+}
+
 // ListJobs returns one page of jobs, newest id first, and the total count.
 func (s *Store) ListJobs(ctx context.Context, f JobFilter, offset, limit int) ([]Job, int, error) {
-	rows, err := s.query(ctx, s.jobWhere(s.jobSelect(), f).
-		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
+	rows, err := s.query(ctx, s.listJobsQuery(f, offset, limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list jobs: %w", err)
 	}

@@ -107,10 +107,10 @@ admin the file came from first, or both fire the jobs.`,
 		summary: "write jobs as code: the selected groups' jobs as YAML or JSON",
 		help: `Writes the jobs of the executor groups named by --apps (all groups without it), or
 only those with one of --tags, as a file for jobs apply: each job with its GLUE
-source, time zone, calendars (by name), tags, child jobs (by group app name and job
-name) and running state. Standard output, or --out FILE (readable by its owner only);
-JSON with --format=json or a FILE ending in .json. docs/JOBS-AS-CODE.md describes the
-file.`,
+source, time zone, calendars (by name), tags, retry back-off, child jobs (by group
+app name and job name) and running state. Standard output, or --out FILE (readable by
+its owner only); JSON with --format=json or a FILE ending in .json.
+docs/JOBS-AS-CODE.md describes the file.`,
 		run: func(ctx context.Context, inv *invocation) error { return jobsExport(ctx, inv.cfg, inv.stdout) },
 	},
 	{

@@ -19,9 +19,9 @@ type Selection struct {
 
 // Export writes the selected jobs of the database as a file: each with its GLUE
 // source (the current version; the history stays behind), time zone, calendars (by
-// name), tags, child jobs (by group app name and name) and running state. A group
-// named in the selection that the database lacks, and two jobs of one group with the
-// same name (which apply could not tell apart), are errors.
+// name), tags, retry back-off, child jobs (by group app name and name) and running
+// state. A group named in the selection that the database lacks, and two jobs of one
+// group with the same name (which apply could not tell apart), are errors.
 func Export(ctx context.Context, st *schema.Store, sel Selection) (*File, error) {
 	a := &applier{t: Target{Store: st}}
 	if err := a.load(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,7 +80,8 @@ func fill(t *testing.T, tg jobspec.Target) {
 	report, err := svc.AddJob(ctx, p, manage.JobInput{JobGroup: 1, JobDesc: "nightly report", Author: "finance",
 		AlarmEmail: "fin@example.com", ScheduleType: "CRON", ScheduleConf: "0 30 2 * * ?", GlueType: "GLUE_SHELL",
 		GlueSource: "#!/bin/sh\necho report\n", GlueRemark: "first", ExecutorFailRetryCount: 2,
-		ChildJobID: itoa(ship) + "," + itoa(notify), TimeZone: &zone, CalendarIDs: &calIDs, Tags: &tags})
+		ChildJobID: itoa(ship) + "," + itoa(notify), TimeZone: &zone, CalendarIDs: &calIDs, Tags: &tags,
+		Retry: &schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 60000, Jitter: 20}})
 	require.NoError(t, err)
 	require.NoError(t, svc.SaveGlue(ctx, p, manage.GlueInput{JobID: report, Source: "#!/bin/sh\necho report v2\n", Remark: "second"}))
 	require.NoError(t, svc.StartJob(ctx, p, report))
@@ -311,6 +313,91 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			require.ErrorAs(t, err, &errs)
 			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 7: job "示例任务01": Cron is not valid`}, errs.Error())
+			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
+		})
+	}
+}
+
+// The retry back-off is carried by a file under the console's names: applied as the
+// console saves it (kind in upper case, no cap for FIXED), so that the same file is
+// unchanged the second time; a change is planned field by field; a file without it
+// sets retries back to at once; the console's rules refuse a bad one, by line.
+func TestApplyRetryBackoff(t *testing.T) {
+	t.Parallel()
+	file := func(retry string) []byte {
+		return []byte(`groups:
+  - appName: xxl-job-executor-sample
+    jobs:
+      - name: billing
+        author: ops
+        scheduleType: NONE
+        executorHandler: bill
+        executorFailRetryCount: 3
+` + retry)
+	}
+	for _, d := range databases {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			tg := target(t, d)
+			plan, text := apply(t, tg, file("        retryBackoff: exponential\n        retryWaitMs: 1000\n        retryCapMs: 30000\n        retryJitter: 10\n"), jobspec.Options{})
+			require.Equal(t, 1, plan.Count(jobspec.Create), text)
+			require.Contains(t, text, "    retryBackoff: \"EXPONENTIAL\"\n    retryWaitMs: 1000\n")
+			out := string(export(t, tg, jobspec.Selection{}, jobspec.YAML))
+			require.Contains(t, out, "retryBackoff: EXPONENTIAL\n        retryWaitMs: 1000\n        retryCapMs: 30000\n        retryJitter: 10\n")
+			plan, text = apply(t, tg, []byte(out), jobspec.Options{})
+			require.Zero(t, plan.Count(jobspec.Change), text)
+
+			plan, text = apply(t, tg, file("        retryBackoff: EXPONENTIAL\n        retryWaitMs: 2000\n        retryCapMs: 30000\n        retryJitter: 10\n"), jobspec.Options{DryRun: true})
+			require.Equal(t, 1, plan.Count(jobspec.Change), text)
+			require.Contains(t, text, "retryWaitMs: 1000 -> 2000")
+			require.NotContains(t, text, "retryCapMs", "only the changed field is shown")
+			require.Equal(t, out, string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "a dry run changes nothing")
+
+			// FIXED has no cap: the one given is dropped, as the console drops it.
+			fixed := file("        retryBackoff: FIXED\n        retryWaitMs: 5000\n        retryCapMs: 9000\n")
+			_, text = apply(t, tg, fixed, jobspec.Options{})
+			require.Contains(t, text, "retryCapMs: 30000 -> 0")
+			plan, text = apply(t, tg, fixed, jobspec.Options{})
+			require.Zero(t, plan.Count(jobspec.Change), text)
+			i := slices.IndexFunc(plan.Steps, func(s jobspec.Step) bool { return s.Job == "billing" })
+			j, err := tg.Store.LoadJob(context.Background(), plan.Steps[i].ID)
+			require.NoError(t, err)
+			require.Equal(t, schema.RetryBackoff{Kind: schema.RetryFixed, WaitMs: 5000}, j.Retry)
+
+			// Left out: retries go back to at once.
+			_, text = apply(t, tg, file(""), jobspec.Options{})
+			require.Contains(t, text, `retryBackoff: "FIXED" -> ""`)
+			require.NotContains(t, string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "retry")
+
+			f, err := jobspec.Parse([]byte(`groups:
+  - appName: xxl-job-executor-sample
+    jobs:
+      - name: no wait
+        author: x
+        scheduleType: NONE
+        executorHandler: h
+        retryBackoff: FIXED
+      - name: billing
+        author: ops
+        scheduleType: NONE
+        executorHandler: bill
+        retryBackoff: EXPONENTIAL
+        retryWaitMs: 1000
+        retryJitter: 101
+      - name: odd
+        author: x
+        scheduleType: NONE
+        executorHandler: h
+        retryBackoff: LINEAR
+        retryWaitMs: 1000
+`))
+			require.NoError(t, err)
+			before := export(t, tg, jobspec.Selection{}, jobspec.YAML)
+			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
+			var errs jobspec.Errors
+			require.ErrorAs(t, err, &errs)
+			requireErrors(t, errs, []string{`line 4: job "no wait": A retry wait of FIXED needs a wait`,
+				`line 9: job "billing": `, `line 16: job "odd": `}, errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}

@@ -246,6 +246,7 @@ func (a *applier) spec(j schema.Job) Job {
 		ExecutorBlockStrategy: j.ExecutorBlockStrategy, ExecutorTimeout: j.ExecutorTimeout,
 		ExecutorFailRetryCount: j.ExecutorFailRetryCount, GlueType: j.GlueType, Running: j.TriggerStatus == 1,
 	}
+	out.setRetry(j.Retry)
 	if j.GlueType != "BEAN" {
 		out.GlueSource, out.GlueRemark = j.GlueSource, j.GlueRemark
 	}
@@ -302,6 +303,9 @@ func normalize(j *Job) error {
 		j.GlueSource = strings.ReplaceAll(j.GlueSource, "\r", "")
 	}
 	j.ExecutorHandler = strings.TrimSpace(j.ExecutorHandler)
+	r := j.retry()
+	manage.NormalizeRetry(&r)
+	j.setRetry(r)
 	tags, err := schema.NormalizeTags(j.Tags)
 	j.Tags = tags
 	return err
@@ -531,7 +535,7 @@ func (a *applier) update(ctx context.Context, id int, app string, before, want J
 
 // input is the console's job form for a file's job of group app.
 func (a *applier) input(app string, j Job) manage.JobInput {
-	zone, tags := j.TimeZone, slices.Clone(j.Tags)
+	zone, tags, retry := j.TimeZone, slices.Clone(j.Tags), j.retry()
 	cals := []int{}
 	for _, c := range j.Calendars {
 		cals = append(cals, a.calByName[c])
@@ -553,7 +557,17 @@ func (a *applier) input(app string, j Job) manage.JobInput {
 		ExecutorTimeout: j.ExecutorTimeout, ExecutorFailRetryCount: j.ExecutorFailRetryCount,
 		GlueType: j.GlueType, GlueSource: j.GlueSource, GlueRemark: j.GlueRemark,
 		ChildJobID: strings.Join(children, ","), TimeZone: &zone, CalendarIDs: &cals, Tags: &tags,
+		Retry: &retry,
 	}
+}
+
+// retry is the job's back-off; a file without one asks for none.
+func (j Job) retry() schema.RetryBackoff {
+	return schema.RetryBackoff{Kind: j.RetryBackoff, WaitMs: j.RetryWaitMs, CapMs: j.RetryCapMs, Jitter: j.RetryJitter}
+}
+
+func (j *Job) setRetry(r schema.RetryBackoff) {
+	j.RetryBackoff, j.RetryWaitMs, j.RetryCapMs, j.RetryJitter = r.Kind, r.WaitMs, r.CapMs, r.Jitter
 }
 
 func sortedJobs(m map[string]schema.Job) []schema.Job {

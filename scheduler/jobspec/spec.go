@@ -38,24 +38,30 @@ type Group struct {
 // Job is one job. The field names are those of the job OpenAPI; Name is job_desc
 // (name on 3.5). Empty strategies take the console's defaults.
 type Job struct {
-	Name                   string   `yaml:"name" json:"name"`
-	Author                 string   `yaml:"author" json:"author"`
-	AlarmEmail             string   `yaml:"alarmEmail,omitempty" json:"alarmEmail,omitempty"`
-	Tags                   []string `yaml:"tags,omitempty" json:"tags,omitempty"`
-	ScheduleType           string   `yaml:"scheduleType" json:"scheduleType"`
-	ScheduleConf           string   `yaml:"scheduleConf,omitempty" json:"scheduleConf,omitempty"`
-	TimeZone               string   `yaml:"timeZone,omitempty" json:"timeZone,omitempty"`
-	Calendars              []string `yaml:"calendars,omitempty" json:"calendars,omitempty"`
-	MisfireStrategy        string   `yaml:"misfireStrategy,omitempty" json:"misfireStrategy,omitempty"`
-	ExecutorRouteStrategy  string   `yaml:"executorRouteStrategy,omitempty" json:"executorRouteStrategy,omitempty"`
-	ExecutorHandler        string   `yaml:"executorHandler,omitempty" json:"executorHandler,omitempty"`
-	ExecutorParam          string   `yaml:"executorParam,omitempty" json:"executorParam,omitempty"`
-	ExecutorBlockStrategy  string   `yaml:"executorBlockStrategy,omitempty" json:"executorBlockStrategy,omitempty"`
-	ExecutorTimeout        int      `yaml:"executorTimeout,omitempty" json:"executorTimeout,omitempty"`
-	ExecutorFailRetryCount int      `yaml:"executorFailRetryCount,omitempty" json:"executorFailRetryCount,omitempty"`
-	GlueType               string   `yaml:"glueType,omitempty" json:"glueType,omitempty"`
-	GlueSource             string   `yaml:"glueSource,omitempty" json:"glueSource,omitempty"`
-	GlueRemark             string   `yaml:"glueRemark,omitempty" json:"glueRemark,omitempty"`
+	Name            string   `yaml:"name" json:"name"`
+	Author          string   `yaml:"author" json:"author"`
+	AlarmEmail      string   `yaml:"alarmEmail,omitempty" json:"alarmEmail,omitempty"`
+	Tags            []string `yaml:"tags,omitempty" json:"tags,omitempty"`
+	ScheduleType    string   `yaml:"scheduleType" json:"scheduleType"`
+	ScheduleConf    string   `yaml:"scheduleConf,omitempty" json:"scheduleConf,omitempty"`
+	TimeZone        string   `yaml:"timeZone,omitempty" json:"timeZone,omitempty"`
+	Calendars       []string `yaml:"calendars,omitempty" json:"calendars,omitempty"`
+	MisfireStrategy string   `yaml:"misfireStrategy,omitempty" json:"misfireStrategy,omitempty"`
+	// RetryBackoff is "" (a failed run retries at once), FIXED or EXPONENTIAL; the
+	// wait, cap and jitter are those of the console (docs/SCHEDULING.md).
+	RetryBackoff           string `yaml:"retryBackoff,omitempty" json:"retryBackoff,omitempty"`
+	RetryWaitMs            int64  `yaml:"retryWaitMs,omitempty" json:"retryWaitMs,omitempty"`
+	RetryCapMs             int64  `yaml:"retryCapMs,omitempty" json:"retryCapMs,omitempty"`
+	RetryJitter            int    `yaml:"retryJitter,omitempty" json:"retryJitter,omitempty"`
+	ExecutorRouteStrategy  string `yaml:"executorRouteStrategy,omitempty" json:"executorRouteStrategy,omitempty"`
+	ExecutorHandler        string `yaml:"executorHandler,omitempty" json:"executorHandler,omitempty"`
+	ExecutorParam          string `yaml:"executorParam,omitempty" json:"executorParam,omitempty"`
+	ExecutorBlockStrategy  string `yaml:"executorBlockStrategy,omitempty" json:"executorBlockStrategy,omitempty"`
+	ExecutorTimeout        int    `yaml:"executorTimeout,omitempty" json:"executorTimeout,omitempty"`
+	ExecutorFailRetryCount int    `yaml:"executorFailRetryCount,omitempty" json:"executorFailRetryCount,omitempty"`
+	GlueType               string `yaml:"glueType,omitempty" json:"glueType,omitempty"`
+	GlueSource             string `yaml:"glueSource,omitempty" json:"glueSource,omitempty"`
+	GlueRemark             string `yaml:"glueRemark,omitempty" json:"glueRemark,omitempty"`
 	// ChildJobs are the jobs fired after this one succeeds, as "appName/name" (or
 	// "name" for a job of the same group): ids differ between databases.
 	ChildJobs []string `yaml:"childJobs,omitempty" json:"childJobs,omitempty"`

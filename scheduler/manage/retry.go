@@ -21,14 +21,11 @@ func (s *Service) validateRetry(r *schema.RetryBackoff) error {
 	if r == nil {
 		return nil
 	}
-	r.Kind = strings.ToUpper(strings.TrimSpace(r.Kind))
+	NormalizeRetry(r)
 	switch r.Kind {
 	case "":
-		*r = schema.RetryBackoff{} // at once: the other fields mean nothing
 		return nil
-	case schema.RetryFixed:
-		r.CapMs = 0
-	case schema.RetryExponential:
+	case schema.RetryFixed, schema.RetryExponential:
 	default:
 		return s.fail(Invalid, "console_retry_backoff_bad", r.Kind)
 	}
@@ -48,6 +45,18 @@ func (s *Service) validateRetry(r *schema.RetryBackoff) error {
 		return s.fail(Invalid, "console_retry_range", fieldName("retry_jitter"), "0", "100")
 	}
 	return nil
+}
+
+// NormalizeRetry writes r as it is saved: the kind in upper case, no wait for a
+// retry at once, no cap for FIXED. Files compare with stored jobs through it.
+func NormalizeRetry(r *schema.RetryBackoff) {
+	r.Kind = strings.ToUpper(strings.TrimSpace(r.Kind))
+	switch r.Kind {
+	case "":
+		*r = schema.RetryBackoff{} // at once: the other fields mean nothing
+	case schema.RetryFixed:
+		r.CapMs = 0
+	}
 }
 
 // RetryJSON is a job's retry back-off as the console and the job OpenAPI show it,
