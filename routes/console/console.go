@@ -373,13 +373,21 @@ func (r *call) ok(payload any) error { return r.okWarn(payload, "") }
 
 // okWarn is ok with msg in place of the success message when msg is not "": a
 // warning about what was saved (success all the same).
+// The header X-Xxl-Admin-Warning tells the console's script that msg is a warning
+// and not the dialect's own success text ("Success" from 3.3 on).
 func (r *call) okWarn(payload any, msg string) error {
 	var b []byte
 	if payload != nil {
 		b = marshal(payload)
 	}
+	if msg != "" {
+		r.c.Set(warningHeader, "1")
+	}
 	return sendJSON(r.c, envelope(r.d, 200, msg, b))
 }
+
+// warningHeader marks a successful answer whose msg is a warning.
+const warningHeader = "X-Xxl-Admin-Warning"
 
 // dates is the date style of this answer.
 func (r *call) dates() dates {

@@ -94,7 +94,10 @@ const App = (() => {
       }
       throw new ApiError(msg);
     }
-    return { data: j.data !== undefined ? j.data : j.content, msg: typeof j.msg === 'string' ? j.msg : '' };
+    // A success's msg is the dialect's own text ("Success" from 3.3 on) unless the
+    // server marks it as a warning about what was saved.
+    const warning = res.headers.get('X-Xxl-Admin-Warning') && typeof j.msg === 'string' ? j.msg : '';
+    return { data: j.data !== undefined ? j.data : j.content, msg: warning };
   }
 
   // Toasts.
