@@ -713,8 +713,10 @@ func tokenWalkThrough(t *testing.T, b *browser, db *schematest.DB, group, job in
 	b.open("/", "dashboard")
 	b.jsClick(`.nav a[data-nav="tokens"]`)
 	b.wait("token page", `document.body.dataset.page === 'tokens' && document.querySelector('#tokens-table tbody tr.placeholder')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("token form", `document.getElementById('dlg-token').open`, 5*time.Second)
+	// The list is drawn before the page's script has bound its buttons: click until the
+	// form opens.
+	b.wait("token form", `document.getElementById('dlg-token').open ||
+		(document.getElementById('btn-new').click(), document.getElementById('dlg-token').open)`, 10*time.Second)
 	b.typeInto("#form-token input[name=name]", "ci deploy")
 	b.jsClick(fmt.Sprintf(`#group-list input[value="%d"]`, group))
 	b.jsClick(`#form-token input[name=readOnly][value="0"]`)
