@@ -38,7 +38,11 @@ func TestGlueEditorLanguagesInBrowser(t *testing.T) {
 		var id int
 		require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE glue_type=?", s.glue).Scan(&id))
 		b.open(fmt.Sprintf("/jobcode?jobId=%d", id), "glue")
-		b.wait("editor of "+s.glue, `document.querySelector('#glue-cm .cm-line span')`, 10*time.Second)
+		// The parser highlights in slices of time: wait until every sample token has its span.
+		b.wait("editor of "+s.glue, fmt.Sprintf(`(() => {
+			const spans = [...document.querySelectorAll('#glue-cm .cm-line span')];
+			return [%q, %q, %q].every((text) => spans.some((x) => x.textContent.trim() === text || x.textContent.startsWith(text)));
+		})()`, s.keyword, s.str, s.comment), 10*time.Second)
 		colours := eval[[]string](b, fmt.Sprintf(`(() => {
 			const spans = [...document.querySelectorAll('#glue-cm .cm-line span')];
 			const colour = (text) => { const s = spans.find((x) => x.textContent.trim() === text || x.textContent.startsWith(text)); return s ? getComputedStyle(s).color : 'none: ' + text; };
