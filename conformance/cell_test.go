@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -204,6 +206,50 @@ func (e *executor) Callback(logID int64, limit time.Duration, want func(callback
 	})
 	return callbackOf(e.Exchanges(), logID)
 }
+
+// IdleFor asks the executor itself whether jobID is idle there (its idleBeat answers
+// 200), with the headers of the admin's latest call to it (access token, app name) and
+// the path prefix that call used. The question goes to where the executor listens, not
+// through the relay, so it is not counted among the admin's calls. An executor the
+// admin has not called yet is idle.
+func (e *executor) IdleFor(jobID int) (bool, string) {
+	ex := e.Exchanges()
+	var last *exchange
+	for i := len(ex) - 1; i >= 0; i-- {
+		if ex[i].Dir == toExecutor {
+			last = &ex[i]
+			break
+		}
+	}
+	if last == nil {
+		return true, "not called yet"
+	}
+	path := strings.SplitN(last.Path, "?", 2)[0]
+	base := strings.TrimSuffix(strings.TrimRight(path, "/"), "/"+endpointOf(path))
+	body := fmt.Sprintf(`{"jobId":%d}`, jobID)
+	req, err := http.NewRequest(http.MethodPost, "http://"+e.proc.HostPort()+base+"/idleBeat", strings.NewReader(body))
+	if err != nil {
+		return false, err.Error()
+	}
+	for k, vs := range last.Header {
+		if k == "Content-Type" || strings.HasPrefix(strings.ToUpper(k), "XXL-JOB-") {
+			req.Header[k] = vs
+		}
+	}
+	resp, err := idleClient.Do(req)
+	if err != nil {
+		return false, err.Error()
+	}
+	defer resp.Body.Close()
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	env, ok := decodeEnvelope(reply)
+	if !ok {
+		return false, fmt.Sprintf("HTTP %d %s", resp.StatusCode, truncate(string(reply), 80))
+	}
+	return env.Code == 200, fmt.Sprintf("idleBeat %d %q", env.Code, env.msg())
+}
+
+var idleClient = &http.Client{Timeout: 10 * time.Second}
 
 // postedAs accepts the post whose result a log row holds.
 func postedAs(l logRow) func(callbackItem) bool {

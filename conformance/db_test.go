@@ -297,3 +297,13 @@ func containsAny(s string, subs []string) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// triggerReport is the part of a trigger_msg after its run heading: the route's probe
+// report and the executor's answer (or why no executor was called), which says why a
+// trigger failed. Tags read as spaces; the whole message when it has no such heading.
+func triggerReport(msg string) string {
+	if _, after, ok := strings.Cut(msg, "<<<<<<<<<<< </span>"); ok {
+		msg = after
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "<br>", " ")), " ")
+}
