@@ -49,10 +49,12 @@ type javaStandIn struct {
 	base   string // http://127.0.0.1:<port>/xxl-job-admin
 	loc    *time.Location
 
-	mu     sync.Mutex
-	ring   map[int64][]int // second-of-minute → job ids
-	stored map[int64]int   // log id → results stored here
-	fired  map[int]int     // job id → fires made here
+	mu      sync.Mutex
+	ring    map[int64][]ringItem // second-of-minute → fires
+	stored  map[int64]int        // log id → results stored here
+	fired   map[int]int          // job id → fires made here
+	planned map[int64]int64      // log id → planned time (ms) of a scheduled fire made here
+	pause   time.Time            // the scan stalls until then
 
 	stop    chan struct{}
 	loops   sync.WaitGroup // scan and ring
@@ -74,7 +76,7 @@ func startJavaStandIn(t *testing.T, db *schematest.DB, token string) *javaStandI
 		db: conn, token: token, loc: db.Loc,
 		client: executor.New(executor.Options{Timeout: 3 * time.Second}),
 		base:   fmt.Sprintf("http://%s/xxl-job-admin", ln.Addr()),
-		ring:   map[int64][]int{}, stored: map[int64]int{}, fired: map[int]int{},
+		ring:   map[int64][]ringItem{}, stored: map[int64]int{}, fired: map[int]int{}, planned: map[int64]int64{},
 		stop: make(chan struct{}),
 	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveAPI), ReadHeaderTimeout: 5 * time.Second}
@@ -91,6 +93,14 @@ func startJavaStandIn(t *testing.T, db *schematest.DB, token string) *javaStandI
 func (s *javaStandIn) stopScheduling() {
 	s.stopped.Do(func() { close(s.stop) })
 	s.loops.Wait()
+}
+
+// stallScan stops the scan for d from now, as a long GC pause of a Java admin would
+// (its ring, its trigger pools and its callbacks go on).
+func (s *javaStandIn) stallScan(d time.Duration) {
+	s.mu.Lock()
+	s.pause = time.Now().Add(d)
+	s.mu.Unlock()
 }
 
 func (s *javaStandIn) shutdown() {
@@ -112,6 +122,16 @@ func (s *javaStandIn) sleepUntilNextSecond(period int64) bool {
 func (s *javaStandIn) scanLoop() {
 	defer s.loops.Done()
 	for {
+		s.mu.Lock()
+		stall := time.Until(s.pause)
+		s.mu.Unlock()
+		if stall > 0 {
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(stall):
+			}
+		}
 		start := time.Now()
 		found := s.scanOnce()
 		if time.Since(start) < time.Second {
@@ -175,16 +195,16 @@ func (s *javaStandIn) scanOnce() bool {
 		switch {
 		case now > j.next+5000: // missed by more than 5 s
 			if j.misfire == "FIRE_ONCE_NOW" {
-				s.fire(j.id)
+				s.fire(j.id, j.next)
 			}
 			s.refresh(j, time.Now().UnixMilli())
 		case now >= j.next: // due (3.4: >=): fired directly
-			s.fire(j.id)
+			s.fire(j.id, j.next)
 			s.refresh(j, time.Now().UnixMilli())
 		default: // due within 5 s: the ring fires it at its second
 			s.mu.Lock()
 			sec := j.next / 1000 % 60
-			s.ring[sec] = append(s.ring[sec], j.id)
+			s.ring[sec] = append(s.ring[sec], ringItem{j.id, j.next})
 			s.mu.Unlock()
 			s.refresh(j, j.next)
 		}
@@ -223,42 +243,50 @@ func (s *javaStandIn) refresh(j *standInJob, from int64) {
 	j.last, j.next = j.next, next
 }
 
+// ringItem is a fire in the ring. Upstream's ring holds job ids only; the planned time
+// is kept here for the test's accounting.
+type ringItem struct {
+	job     int
+	planned int64
+}
+
 // ringLoop wakes at each second and fires the jobs of that slot and the two before it
 // (3.3.0+), each job id once per slot.
 func (s *javaStandIn) ringLoop() {
 	defer s.loops.Done()
 	for s.sleepUntilNextSecond(1000) {
 		sec := time.Now().Unix() % 60
-		var ids []int
+		var items []ringItem
 		s.mu.Lock()
 		for i := int64(0); i < 3; i++ {
 			slot := (sec - i + 60) % 60
 			seen := map[int]bool{}
-			for _, id := range s.ring[slot] {
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
+			for _, it := range s.ring[slot] {
+				if !seen[it.job] {
+					seen[it.job] = true
+					items = append(items, it)
 				}
 			}
 			delete(s.ring, slot)
 		}
 		s.mu.Unlock()
-		for _, id := range ids {
-			s.fire(id)
+		for _, it := range items {
+			s.fire(it.job, it.planned)
 		}
 	}
 }
 
-// fire triggers a job on a goroutine, as upstream's trigger pools do.
-func (s *javaStandIn) fire(jobID int) {
+// fire triggers a job on a goroutine, as upstream's trigger pools do; planned is the
+// planned time of a scheduled fire, 0 for a child job.
+func (s *javaStandIn) fire(jobID int, planned int64) {
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
-		s.trigger(jobID)
+		s.trigger(jobID, planned)
 	}()
 }
 
-func (s *javaStandIn) trigger(jobID int) {
+func (s *javaStandIn) trigger(jobID int, planned int64) {
 	ctx := context.Background()
 	var group, timeout, retry int
 	var handler, param, block, glueType, glueSource, addresses sql.NullString
@@ -279,6 +307,9 @@ func (s *javaStandIn) trigger(jobID int) {
 	logID, _ := res.LastInsertId()
 	s.mu.Lock()
 	s.fired[jobID]++
+	if planned > 0 {
+		s.planned[logID] = planned
+	}
 	s.mu.Unlock()
 	p := &protocol.TriggerParam{
 		JobID: jobID, ExecutorHandler: handler.String, ExecutorParams: param.String, ExecutorBlockStrategy: block.String,
@@ -392,7 +423,7 @@ func (s *javaStandIn) complete(ctx context.Context, it protocol.CallbackItem) {
 					msg += fmt.Sprintf("%d/%d [Job ID=%s], Trigger Fail, Trigger msg: Job ID is illegal <br>", i+1, len(list), c)
 					continue
 				}
-				s.fire(child)
+				s.fire(child, 0)
 				msg += fmt.Sprintf("%d/%d [Job ID=%s], Trigger Success, Trigger msg: Success <br>", i+1, len(list), c)
 			}
 		}
@@ -413,6 +444,15 @@ func (s *javaStandIn) storedHere(logID int64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stored[logID]
+}
+
+// plannedHere returns the planned time (ms) of a scheduled fire the stand-in made as
+// log logID, or false.
+func (s *javaStandIn) plannedHere(logID int64) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.planned[logID]
+	return p, ok
 }
 
 // firedHere returns how many fires of a job the stand-in made.

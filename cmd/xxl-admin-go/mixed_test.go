@@ -119,14 +119,8 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 	db, _ := schematest.New(t, schema.Layout34)
 	java := startJavaStandIn(t, db, token)
 	extra := []string{"--xxl.admin.cluster.mode=lock", "--xxl.job.i18n=en"}
-	var logA, logB syncBuffer
-	goA := startAdminProcOut(t, bin, db, &logA, extra...)
-	goB := startAdminProcOut(t, bin, db, &logB, extra...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("admin A:\n%s\nadmin B:\n%s", logA.String(), logB.String())
-		}
-	})
+	goA := startAdminProcOut(t, bin, db, testWriter{t}, extra...)
+	goB := startAdminProcOut(t, bin, db, testWriter{t}, extra...)
 	trace := &runTrace{byLog: map[int64]int{}, byJob: map[int]int{}, params: map[int64]string{}}
 	admins := []string{java.base, goA.base, goB.base}
 	apps := []string{"mixed-java", "mixed-go-a", "mixed-go-b"}
@@ -158,6 +152,12 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 		cronJobs = append(cronJobs, parent)
 		families = append(families, family{parent, child})
 	}
+
+	// Under the schedule lock the Java admin, scanning on the whole second, takes every
+	// second ahead of the xxl-admin-go admins (half a second later) once it runs; a stall
+	// of its scan hands the seconds to them, and it takes them back after.
+	stall := time.AfterFunc(time.Until(time.UnixMilli(first).Add(8*time.Second)), func() { java.stallScan(8 * time.Second) })
+	t.Cleanup(func() { stall.Stop() })
 
 	// The workflows: node k of workflow i runs on executor (i+k)%3.
 	apis := []wfAPI{{base: goA.base, token: token}, {base: goB.base, token: token}}
@@ -223,7 +223,7 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 
 	// Let the CRON jobs run on, then stop them and wait until every fire has its result
 	// and every parent success its child.
-	time.Sleep(time.Until(time.UnixMilli(first).Add(20 * time.Second)))
+	time.Sleep(time.Until(time.UnixMilli(first).Add(24 * time.Second)))
 	db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 0 WHERE schedule_type = 'CRON' AND job_group IN (?, ?, ?)", groups[0], groups[1], groups[2])
 	time.Sleep(7 * time.Second) // fires read ahead before the stop (up to 5 s) are sent
 	java.stopScheduling()
@@ -251,6 +251,28 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 		planned := int((last-first)/1000) + 1
 		require.Greater(t, planned, 15, "job %d", id)
 		require.Equal(t, planned, db.Count(t, "xxl_job_log", "job_id = ?", id), "job %d: one log row per planned second", id)
+		// The planned second of each log row: the Java admin's own record for its fires,
+		// the trigger time for the others (an xxl-admin-go admin writes its planned second
+		// there). Each planned second once.
+		seconds := map[int64]int64{}
+		rows, err := db.SQL.Query("SELECT id, trigger_time FROM xxl_job_log WHERE job_id = ?", id)
+		require.NoError(t, err)
+		for rows.Next() {
+			var logID int64
+			var at time.Time
+			require.NoError(t, rows.Scan(&logID, &at))
+			sec := at.Unix()
+			if p, ok := java.plannedHere(logID); ok {
+				sec = p / 1000
+			}
+			require.Zero(t, seconds[sec], "job %d: the second %d fired as logs %d and %d", id, sec, seconds[sec], logID)
+			seconds[sec] = logID
+		}
+		require.NoError(t, rows.Err())
+		rows.Close()
+		for sec := first / 1000; sec <= last/1000; sec++ {
+			require.NotZero(t, seconds[sec], "job %d: the second %d has a log row", id, sec)
+		}
 		sent := db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", id)
 		require.Equal(t, sent, trace.job(id), "job %d: the executors received each sent fire", id)
 		total += planned
@@ -261,8 +283,8 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 		require.Positive(t, children)
 		require.Equal(t, db.Count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", f.child), trace.job(f.child))
 	}
-	require.Positive(t, byJava, "the Java admin scanned some of the CRON seconds")
-	require.Less(t, byJava, total, "the xxl-admin-go admins scanned some of the CRON seconds")
+	require.Positive(t, byJava, "the Java admin fired some of the CRON seconds")
+	require.Less(t, byJava, total, "the xxl-admin-go admins fired some of the CRON seconds")
 	t.Logf("%d runs, %d node results stored by the Java admin; %d planned CRON fires, %d of them by the Java admin; children %d and %d",
 		runs, javaResults, total, byJava, db.Count(t, "xxl_job_log", "job_id = ?", families[0].child), db.Count(t, "xxl_job_log", "job_id = ?", families[1].child))
 }
