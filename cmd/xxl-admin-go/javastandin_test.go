@@ -419,7 +419,10 @@ func (s *javaStandIn) complete(ctx context.Context, it protocol.CallbackItem) {
 			list := strings.Split(children.String, ",")
 			for i, c := range list {
 				child, err := strconv.Atoi(c)
-				if err != nil || child <= 0 || child == jobID {
+				if err == nil && child == jobID {
+					continue // 2.5.0+: the job itself is skipped silently
+				}
+				if err != nil || child <= 0 {
 					msg += fmt.Sprintf("%d/%d [Job ID=%s], Trigger Fail, Trigger msg: Job ID is illegal <br>", i+1, len(list), c)
 					continue
 				}

@@ -153,9 +153,9 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 		families = append(families, family{parent, child})
 	}
 
-	// Under the schedule lock the Java admin, scanning on the whole second, takes every
-	// second ahead of the xxl-admin-go admins (half a second later) once it runs; a stall
-	// of its scan hands the seconds to them, and it takes them back after.
+	// The Java admin scans on the whole second, the xxl-admin-go admins half a second
+	// later, so once it runs it tends to take each second first; a stall of its scan
+	// hands seconds to them for certain, and it takes them back after.
 	stall := time.AfterFunc(time.Until(time.UnixMilli(first).Add(8*time.Second)), func() { java.stallScan(8 * time.Second) })
 	t.Cleanup(func() { stall.Stop() })
 
