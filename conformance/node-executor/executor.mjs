@@ -5,6 +5,9 @@
 //   TOKEN    access token ("" for none)
 //   LOG_STORAGE  the SDK's logStorage: 'local' (default here) or 'memory' (the SDK's
 //            own default, which keeps no log the admin can read)
+//   TRACE    when set, prints "RUN <json>" ({jobId, logId, params}) for every run
+//            request received, before the SDK sees it: what the admins sent, counted
+//            at the executor
 // Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
 // shardingJobHandler, echoJobHandler (returns its parameter, parsed when it is JSON; the
 // SDK sends a handler's result JSON-encoded as the handle message).
@@ -45,6 +48,15 @@ handlers.set('shardingJobHandler', async (logger, req) => `shard ${req.broadcast
 
 const app = express()
 app.use(express.json({ limit: '5mb' }))
+if (process.env.TRACE) {
+  app.use((req, res, next) => {
+    if (req.method === 'POST' && req.path.endsWith('/run')) {
+      const b = req.body || {}
+      console.log('RUN ' + JSON.stringify({ jobId: b.jobId, logId: b.logId, params: b.executorParams }))
+    }
+    next()
+  })
+}
 app.listen(port, '127.0.0.1', () => {
   const executor = createXxlJobExecutor({
     app,
