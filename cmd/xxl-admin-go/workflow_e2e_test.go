@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // wfAPI calls the job OpenAPI of an admin with its access token.
@@ -79,8 +80,8 @@ func TestWorkflowDiamondNodeExecutor(t *testing.T) {
 	for _, database := range []string{"mariadb", "postgres", "embedded"} {
 		t.Run(database, func(t *testing.T) {
 			t.Parallel()
-			api, setManual := startWorkflowAdmin(t, database)
-			setManual(startNodeExecutor(t, api.base, "wf-e2e", api.token))
+			api, token, setManual := startWorkflowAdmin(t, database)
+			setManual(startNodeExecutor(t, api.base, "wf-e2e", token))
 			// The npm SDK sends a string result JSON-encoded.
 			runDiamond(t, api, func(s string) string { return `"` + s + `"` })
 		})
@@ -89,41 +90,59 @@ func TestWorkflowDiamondNodeExecutor(t *testing.T) {
 
 // The same diamond with a real Java executor (conformance/java-executor on an
 // xxl-job-core build, see TestJavaExecutorWalkthrough), on MariaDB and the embedded
-// file; its echoJobHandler reports its parameter as it is.
+// file (3.4 layout; a 3.5 core is called with 3.5's protocol once it refuses the
+// earlier one), and with a 3.5 core also on MariaDB with the 3.5 layout; its
+// echoJobHandler reports its parameter as it is.
 func TestWorkflowDiamondJavaExecutor(t *testing.T) {
 	cp, core35 := compileJavaExecutor(t)
 	t.Parallel()
 	t.Logf("core 3.5: %v", core35)
-	for _, database := range []string{"mariadb", "embedded"} {
+	databases := []string{"mariadb", "embedded"}
+	if core35 {
+		databases = append(databases, "mariadb-3.5")
+	}
+	for _, database := range databases {
 		t.Run(database, func(t *testing.T) {
 			t.Parallel()
-			api, setManual := startWorkflowAdmin(t, database)
-			setManual(startJavaExecutor(t, cp, api.base, api.token))
+			api, token, setManual := startWorkflowAdmin(t, database)
+			setManual(startJavaExecutor(t, cp, api.base, token))
 			runDiamond(t, api, func(s string) string { return s })
 		})
 	}
 }
 
-// startWorkflowAdmin starts an admin on a fresh database ("mariadb", "postgres" or
-// "embedded") and returns its OpenAPI and a function that gives the seed group 1 a
-// manual address list.
-func startWorkflowAdmin(t *testing.T, database string) (api wfAPI, setManual func(addr string)) {
+// startWorkflowAdmin starts an admin on a fresh database ("mariadb", "postgres",
+// "embedded", or "mariadb-3.5" for the 3.5 layout) and returns its OpenAPI, the token
+// group 1's executors use (the admin's, or on the 3.5 layout the seed group's own)
+// and a function that gives group 1 a manual address list.
+func startWorkflowAdmin(t *testing.T, database string) (api wfAPI, executorToken string, setManual func(addr string)) {
 	t.Helper()
 	switch database {
-	case "mariadb", "postgres":
-		start := startAdmin
-		if database == "postgres" {
-			start = startAdminPostgres
+	case "mariadb", "postgres", "mariadb-3.5":
+		var db *schematest.DB
+		var base string
+		switch database {
+		case "mariadb":
+			db, base = startAdmin(t)
+		case "postgres":
+			db, base = startAdminPostgres(t)
+		default:
+			db, _ = schematest.New(t, schema.Layout35)
+			base = runAdmin(t, mysqlDatasource(db))
 		}
-		db, base := start(t)
-		return wfAPI{base: base, token: "e2e-token"}, func(addr string) {
+		api = wfAPI{base: base, token: "e2e-token"}
+		executorToken = api.token
+		if database == "mariadb-3.5" {
+			executorToken = "default_token"
+		}
+		return api, executorToken, func(addr string) {
 			_, err := db.SQL.Exec(rebind(database, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1"), addr)
 			require.NoError(t, err)
 		}
 	case "embedded":
 		path := filepath.Join(t.TempDir(), "xxl-job.db")
 		a := startEmbedded(t, path, freePort(t))
-		return wfAPI{base: a.base, token: "emb-token"}, func(addr string) {
+		return wfAPI{base: a.base, token: "emb-token"}, "emb-token", func(addr string) {
 			db, err := schema.OpenSQLite(path, time.Local)
 			require.NoError(t, err)
 			defer db.Close()
