@@ -176,6 +176,7 @@ func runDiamond(t *testing.T, api wfAPI, stringOutput func(s string) string) {
 	var wf int
 	require.NoError(t, json.Unmarshal(api.call(t, "addWorkflow", `{"name":"diamond","graph":`+graph+`}`), &wf))
 	var run int64
+	started := time.Now()
 	require.NoError(t, json.Unmarshal(api.call(t, "triggerWorkflow", fmt.Sprintf(`{"id":%d,"input":"2026-11-26"}`, wf)), &run))
 
 	var r e2eRun
@@ -183,6 +184,7 @@ func runDiamond(t *testing.T, api wfAPI, stringOutput func(s string) string) {
 		require.NoError(t, json.Unmarshal(api.call(t, "getWorkflowRun", fmt.Sprintf(`{"runId":%d}`, run)), &r))
 		return r.State != "running"
 	}, 60*time.Second, 50*time.Millisecond, "the run did not end")
+	t.Logf("run %d ended %s within %v", run, r.State, time.Since(started).Round(time.Millisecond))
 	nodes := map[string]e2eNode{}
 	for _, n := range r.Nodes {
 		nodes[n.Name] = n
