@@ -69,11 +69,16 @@ func startAdminWith(t *testing.T, prep func(*schematest.DB), extra ...string) (d
 	if prep != nil {
 		prep(db)
 	}
-	return db, runAdmin(t, []string{
+	return db, runAdmin(t, mysqlDatasource(db), extra...)
+}
+
+// mysqlDatasource is the admin's datasource arguments for a test database.
+func mysqlDatasource(db *schematest.DB) []string {
+	return []string{
 		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
 		"--spring.datasource.username=" + db.Config.User,
 		"--spring.datasource.password=" + db.Config.Passwd,
-	}, extra...)
+	}
 }
 
 // startAdminPostgres is startAdmin on a fresh 3.4 schema of the test PostgreSQL server

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -32,23 +33,8 @@ import (
 // it with javac from upstream's sources and Debian's jars (conformance/README.md)
 // and give the classpath in XXL_TEST_JAVA_EXECUTOR_CP.
 func TestJavaExecutorWalkthrough(t *testing.T) {
-	cp := os.Getenv("XXL_TEST_JAVA_EXECUTOR_CP")
-	if cp == "" {
-		t.Skip("XXL_TEST_JAVA_EXECUTOR_CP is not set: the classpath of an xxl-job-core build and its jars (docs/TESTING.md)")
-	}
-	for _, tool := range []string{"java", "javac", "javap"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed (a JDK 17+ is needed)")
-		}
-	}
+	cp, core35 := compileJavaExecutor(t)
 	t.Parallel()
-
-	classes := t.TempDir()
-	out, err := exec.Command("javac", "--release", "17", "-nowarn", "-d", classes, "-cp", cp,
-		"../../conformance/java-executor/src/main/java/conformance/Executor.java").CombinedOutput()
-	require.NoError(t, err, "javac: %s", out)
-	// 3.5's core has its trigger request here; 3.4.2's in openapi/model.
-	core35 := exec.Command("javap", "-cp", cp, "com.xxl.job.core.openapi.executor.dto.TriggerRequest").Run() == nil
 
 	bin := buildReleaseAdmin(t)
 	dir := t.TempDir()
@@ -58,7 +44,7 @@ func TestJavaExecutorWalkthrough(t *testing.T) {
 	require.Contains(t, line, "embedded_database="+filepath.Join(dir, "xxl-job.db"))
 	admin := fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
 
-	startJavaExecutor(t, cp+string(os.PathListSeparator)+classes, strings.TrimSuffix(admin, "/xxl-job-admin"))
+	startJavaExecutor(t, cp, strings.TrimSuffix(admin, "/xxl-job-admin"), "default_token")
 
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
@@ -129,15 +115,38 @@ func TestJavaExecutorWalkthrough(t *testing.T) {
 	})
 }
 
+// compileJavaExecutor compiles conformance.Executor against the xxl-job-core build
+// in XXL_TEST_JAVA_EXECUTOR_CP and returns the classpath that runs it, and whether the
+// core is a 3.5 one; it skips the test without the variable or a JDK.
+func compileJavaExecutor(t *testing.T) (classpath string, core35 bool) {
+	t.Helper()
+	cp := os.Getenv("XXL_TEST_JAVA_EXECUTOR_CP")
+	if cp == "" {
+		t.Skip("XXL_TEST_JAVA_EXECUTOR_CP is not set: the classpath of an xxl-job-core build and its jars (docs/TESTING.md)")
+	}
+	for _, tool := range []string{"java", "javac", "javap"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed (a JDK 17+ is needed)")
+		}
+	}
+	classes := t.TempDir()
+	out, err := exec.Command("javac", "--release", "17", "-nowarn", "-d", classes, "-cp", cp,
+		"../../conformance/java-executor/src/main/java/conformance/Executor.java").CombinedOutput()
+	require.NoError(t, err, "javac: %s", out)
+	// 3.5's core has its trigger request here; 3.4.2's in openapi/model.
+	core35 = exec.Command("javap", "-cp", cp, "com.xxl.job.core.openapi.executor.dto.TriggerRequest").Run() == nil
+	return cp + string(os.PathListSeparator) + classes, core35
+}
+
 // startJavaExecutor runs conformance.Executor on classpath, registered at admin under
-// the seed app name with the default token, until the test ends (SIGTERM unregisters
-// it).
-func startJavaExecutor(t *testing.T, classpath, admin string) {
+// the seed app name with token, until the test ends (SIGTERM unregisters it), and
+// returns the address it listens on.
+func startJavaExecutor(t *testing.T, classpath, admin, token string) (address string) {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp", classpath, "conformance.Executor")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "ADMIN="+admin, "APPNAME=xxl-job-executor-sample", "TOKEN=default_token",
+	cmd.Env = append(os.Environ(), "ADMIN="+admin, "APPNAME=xxl-job-executor-sample", "TOKEN="+token,
 		fmt.Sprintf("PORT=%d", port), "LOG_PATH="+filepath.Join(cmd.Dir, "logs"))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -159,4 +168,13 @@ func startJavaExecutor(t *testing.T, classpath, admin string) {
 	}
 	require.True(t, ready, "the Java executor did not start:\n%s", seen.String())
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	// xxl-job-core binds its server in a thread of its own after start returns.
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "the Java executor listening on %d", port)
+	return fmt.Sprintf("http://127.0.0.1:%d/", port)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // wfAPI calls the job OpenAPI of an admin with its access token.
@@ -49,7 +50,7 @@ func (a wfAPI) try(t *testing.T, uri, body string) (int, string, json.RawMessage
 	return r.Code, r.Msg, r.Data
 }
 
-// addEchoJob adds a job of group 1 running the Node executor's echoJobHandler.
+// addEchoJob adds a job of group 1 running the executor's echoJobHandler.
 func (a wfAPI) addEchoJob(t *testing.T, name string) int {
 	t.Helper()
 	var id string
@@ -73,97 +74,151 @@ type e2eRun struct {
 }
 
 // The diamond of docs/WORKFLOWS.md with the npm xxl-job executor, on MariaDB,
-// PostgreSQL and the embedded file, through the job OpenAPI: B and C receive a field of
-// A's output, D runs once after both with both outputs, and an output condition on A
-// routes to one of two branches.
+// PostgreSQL and the embedded file, through the job OpenAPI (runDiamond).
 func TestWorkflowDiamondNodeExecutor(t *testing.T) {
 	t.Parallel()
 	for _, database := range []string{"mariadb", "postgres", "embedded"} {
 		t.Run(database, func(t *testing.T) {
 			t.Parallel()
-			var api wfAPI
-			var setManual func(addr string)
-			switch database {
-			case "mariadb", "postgres":
-				start := startAdmin
-				if database == "postgres" {
-					start = startAdminPostgres
-				}
-				db, base := start(t)
-				api = wfAPI{base: base, token: "e2e-token"}
-				setManual = func(addr string) {
-					_, err := db.SQL.Exec(rebind(database, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1"), addr)
-					require.NoError(t, err)
-				}
-			case "embedded":
-				path := filepath.Join(t.TempDir(), "xxl-job.db")
-				a := startEmbedded(t, path, freePort(t))
-				api = wfAPI{base: a.base, token: "emb-token"}
-				setManual = func(addr string) {
-					db, err := schema.OpenSQLite(path, time.Local)
-					require.NoError(t, err)
-					defer db.Close()
-					_, err = db.Exec("UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", addr)
-					require.NoError(t, err)
-				}
-			}
-			addr := startNodeExecutor(t, api.base, "wf-e2e", api.token)
-			setManual(addr)
-			a, b, c, d := api.addEchoJob(t, "a"), api.addEchoJob(t, "b"), api.addEchoJob(t, "c"), api.addEchoJob(t, "d")
-			yes, no := api.addEchoJob(t, "yes"), api.addEchoJob(t, "no")
-			graph := fmt.Sprintf(`{"nodes":[
-				{"name":"A","jobId":%d,"param":"{\"file\":\"/data/${run.id}.csv\",\"day\":\"${run.input}\"}"},
-				{"name":"B","jobId":%d,"param":"{\"v\":\"b:${A.output.file}\"}"},
-				{"name":"C","jobId":%d,"param":"{\"v\":\"c:${A.output.file}\"}"},
-				{"name":"D","jobId":%d,"param":"${B.output.v}|${C.output.v}"},
-				{"name":"Yes","jobId":%d,"param":"yes"},
-				{"name":"No","jobId":%d,"param":"no"}],
-			 "edges":[{"from":"A","to":"B"},{"from":"A","to":"C"},{"from":"B","to":"D"},{"from":"C","to":"D"},
-				{"from":"A","to":"Yes","when":"output","field":"day","equals":"2026-11-26"},
-				{"from":"A","to":"No","when":"output","field":"day","equals":"2026-11-27"}]}`, a, b, c, d, yes, no)
-			var wf int
-			require.NoError(t, json.Unmarshal(api.call(t, "addWorkflow", `{"name":"diamond","graph":`+graph+`}`), &wf))
-			var run int64
-			require.NoError(t, json.Unmarshal(api.call(t, "triggerWorkflow", fmt.Sprintf(`{"id":%d,"input":"2026-11-26"}`, wf)), &run))
-
-			var r e2eRun
-			require.Eventually(t, func() bool {
-				require.NoError(t, json.Unmarshal(api.call(t, "getWorkflowRun", fmt.Sprintf(`{"runId":%d}`, run)), &r))
-				return r.State != "running"
-			}, 60*time.Second, 50*time.Millisecond, "the run did not end")
-			require.Equal(t, "succeeded", r.State, r.Msg)
-			nodes := map[string]e2eNode{}
-			for _, n := range r.Nodes {
-				nodes[n.Name] = n
-			}
-			file := fmt.Sprintf("/data/%d.csv", run)
-			require.Equal(t, fmt.Sprintf(`{"file":"%s","day":"2026-11-26"}`, file), nodes["A"].Output)
-			require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Param)
-			require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Output, "the executor ran B with A's field")
-			require.Equal(t, `{"v":"c:`+file+`"}`, nodes["C"].Output)
-			require.Equal(t, "b:"+file+"|c:"+file, nodes["D"].Param, "D fired after both, with both outputs")
-			require.Equal(t, `"b:`+file+`|c:`+file+`"`, nodes["D"].Output, "the npm SDK sends a string result JSON-encoded")
-			require.Equal(t, "succeeded", nodes["Yes"].State)
-			require.Equal(t, "skipped", nodes["No"].State)
-
-			var runs struct {
-				Total int `json:"total"`
-			}
-			require.NoError(t, json.Unmarshal(api.call(t, "listWorkflowRuns", fmt.Sprintf(`{"id":%d}`, wf)), &runs))
-			require.Equal(t, 1, runs.Total)
-			for _, h := range []int{a, b, c, d, yes} {
-				var logs struct {
-					Total int `json:"total"`
-				}
-				require.NoError(t, json.Unmarshal(api.call(t, "listLogs", fmt.Sprintf(`{"jobId":%d}`, h)), &logs))
-				require.Equal(t, 1, logs.Total, "job %d fired once", h)
-			}
-			code, msg, _ := api.try(t, "addWorkflow", fmt.Sprintf(`{"name":"loop","graph":{"nodes":[{"name":"x","jobId":%d},{"name":"y","jobId":%d}],
-				"edges":[{"from":"x","to":"y"},{"from":"y","to":"x"}]}}`, a, b))
-			require.Equal(t, 500, code)
-			require.Equal(t, `workflow node "x": the edges make a cycle through this node`, msg)
+			api, token, setManual := startWorkflowAdmin(t, database)
+			setManual(startNodeExecutor(t, api.base, "wf-e2e", token))
+			// The npm SDK sends a string result JSON-encoded.
+			runDiamond(t, api, func(s string) string { return `"` + s + `"` })
 		})
 	}
+}
+
+// The same diamond with a real Java executor (conformance/java-executor on an
+// xxl-job-core build, see TestJavaExecutorWalkthrough), on MariaDB and the embedded
+// file (3.4 layout; a 3.5 core is called with 3.5's protocol once it refuses the
+// earlier one), and with a 3.5 core also on MariaDB with the 3.5 layout; its
+// echoJobHandler reports its parameter as it is.
+func TestWorkflowDiamondJavaExecutor(t *testing.T) {
+	cp, core35 := compileJavaExecutor(t)
+	t.Parallel()
+	t.Logf("core 3.5: %v", core35)
+	databases := []string{"mariadb", "embedded"}
+	if core35 {
+		databases = append(databases, "mariadb-3.5")
+	}
+	for _, database := range databases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			api, token, setManual := startWorkflowAdmin(t, database)
+			setManual(startJavaExecutor(t, cp, api.base, token))
+			runDiamond(t, api, func(s string) string { return s })
+		})
+	}
+}
+
+// startWorkflowAdmin starts an admin on a fresh database ("mariadb", "postgres",
+// "embedded", or "mariadb-3.5" for the 3.5 layout) and returns its OpenAPI, the token
+// group 1's executors use (the admin's, or on the 3.5 layout the seed group's own)
+// and a function that gives group 1 a manual address list.
+func startWorkflowAdmin(t *testing.T, database string) (api wfAPI, executorToken string, setManual func(addr string)) {
+	t.Helper()
+	switch database {
+	case "mariadb", "postgres", "mariadb-3.5":
+		var db *schematest.DB
+		var base string
+		switch database {
+		case "mariadb":
+			db, base = startAdmin(t)
+		case "postgres":
+			db, base = startAdminPostgres(t)
+		default:
+			db, _ = schematest.New(t, schema.Layout35)
+			base = runAdmin(t, mysqlDatasource(db))
+		}
+		api = wfAPI{base: base, token: "e2e-token"}
+		executorToken = api.token
+		if database == "mariadb-3.5" {
+			executorToken = "default_token"
+		}
+		return api, executorToken, func(addr string) {
+			_, err := db.SQL.Exec(rebind(database, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1"), addr)
+			require.NoError(t, err)
+		}
+	case "embedded":
+		path := filepath.Join(t.TempDir(), "xxl-job.db")
+		a := startEmbedded(t, path, freePort(t))
+		return wfAPI{base: a.base, token: "emb-token"}, "emb-token", func(addr string) {
+			db, err := schema.OpenSQLite(path, time.Local)
+			require.NoError(t, err)
+			defer db.Close()
+			_, err = db.Exec("UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", addr)
+			require.NoError(t, err)
+		}
+	}
+	t.Fatalf("unknown database %q", database)
+	return
+}
+
+// runDiamond runs the diamond of docs/WORKFLOWS.md on group 1's executor, whose
+// echoJobHandler reports its parameter (parsed when it is JSON) as its output, a text
+// parameter s as stringOutput(s): B and C receive a field of A's output, D runs once
+// after both with both outputs, an output condition on A routes to one of two
+// branches, each job fires once, and a cycle is refused.
+func runDiamond(t *testing.T, api wfAPI, stringOutput func(s string) string) {
+	t.Helper()
+	a, b, c, d := api.addEchoJob(t, "a"), api.addEchoJob(t, "b"), api.addEchoJob(t, "c"), api.addEchoJob(t, "d")
+	yes, no := api.addEchoJob(t, "yes"), api.addEchoJob(t, "no")
+	graph := fmt.Sprintf(`{"nodes":[
+		{"name":"A","jobId":%d,"param":"{\"file\":\"/data/${run.id}.csv\",\"day\":\"${run.input}\"}"},
+		{"name":"B","jobId":%d,"param":"{\"v\":\"b:${A.output.file}\"}"},
+		{"name":"C","jobId":%d,"param":"{\"v\":\"c:${A.output.file}\"}"},
+		{"name":"D","jobId":%d,"param":"${B.output.v}|${C.output.v}"},
+		{"name":"Yes","jobId":%d,"param":"yes"},
+		{"name":"No","jobId":%d,"param":"no"}],
+	 "edges":[{"from":"A","to":"B"},{"from":"A","to":"C"},{"from":"B","to":"D"},{"from":"C","to":"D"},
+		{"from":"A","to":"Yes","when":"output","field":"day","equals":"2026-11-26"},
+		{"from":"A","to":"No","when":"output","field":"day","equals":"2026-11-27"}]}`, a, b, c, d, yes, no)
+	var wf int
+	require.NoError(t, json.Unmarshal(api.call(t, "addWorkflow", `{"name":"diamond","graph":`+graph+`}`), &wf))
+	var run int64
+	started := time.Now()
+	require.NoError(t, json.Unmarshal(api.call(t, "triggerWorkflow", fmt.Sprintf(`{"id":%d,"input":"2026-11-26"}`, wf)), &run))
+
+	var r e2eRun
+	require.Eventually(t, func() bool {
+		require.NoError(t, json.Unmarshal(api.call(t, "getWorkflowRun", fmt.Sprintf(`{"runId":%d}`, run)), &r))
+		return r.State != "running"
+	}, 60*time.Second, 50*time.Millisecond, "the run did not end")
+	t.Logf("run %d ended %s within %v", run, r.State, time.Since(started).Round(time.Millisecond))
+	nodes := map[string]e2eNode{}
+	for _, n := range r.Nodes {
+		nodes[n.Name] = n
+		if n.State == "failed" && n.LogID > 0 {
+			t.Logf("node %s failed, its log: %s", n.Name, api.call(t, "getLog", fmt.Sprintf(`{"id":%d}`, n.LogID)))
+		}
+	}
+	require.Equal(t, "succeeded", r.State, r.Msg)
+	file := fmt.Sprintf("/data/%d.csv", run)
+	require.Equal(t, fmt.Sprintf(`{"file":"%s","day":"2026-11-26"}`, file), nodes["A"].Output)
+	require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Param)
+	require.Equal(t, `{"v":"b:`+file+`"}`, nodes["B"].Output, "the executor ran B with A's field")
+	require.Equal(t, `{"v":"c:`+file+`"}`, nodes["C"].Output)
+	require.Equal(t, "b:"+file+"|c:"+file, nodes["D"].Param, "D fired after both, with both outputs")
+	require.Equal(t, stringOutput("b:"+file+"|c:"+file), nodes["D"].Output)
+	require.Equal(t, "succeeded", nodes["Yes"].State)
+	require.Equal(t, "skipped", nodes["No"].State)
+
+	var runs struct {
+		Total int `json:"total"`
+	}
+	require.NoError(t, json.Unmarshal(api.call(t, "listWorkflowRuns", fmt.Sprintf(`{"id":%d}`, wf)), &runs))
+	require.Equal(t, 1, runs.Total)
+	for _, h := range []int{a, b, c, d, yes} {
+		var logs struct {
+			Total int `json:"total"`
+		}
+		require.NoError(t, json.Unmarshal(api.call(t, "listLogs", fmt.Sprintf(`{"jobId":%d}`, h)), &logs))
+		require.Equal(t, 1, logs.Total, "job %d fired once", h)
+	}
+	code, msg, _ := api.try(t, "addWorkflow", fmt.Sprintf(`{"name":"loop","graph":{"nodes":[{"name":"x","jobId":%d},{"name":"y","jobId":%d}],
+		"edges":[{"from":"x","to":"y"},{"from":"y","to":"x"}]}}`, a, b))
+	require.Equal(t, 500, code)
+	require.Equal(t, `workflow node "x": the edges make a cycle through this node`, msg)
 }
 
 // rebind writes ? placeholders as PostgreSQL's $n.

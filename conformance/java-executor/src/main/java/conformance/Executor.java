@@ -11,7 +11,8 @@ import java.util.concurrent.CountDownLatch;
  * A real xxl-job-core executor for the conformance suite, configured like the Node one
  * by environment: ADMIN (admin base URL with context path), APPNAME, PORT, TOKEN.
  * Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
- * shardingJobHandler. Prints "READY <port>" once started; SIGTERM unregisters it.
+ * shardingJobHandler, echoJobHandler (succeeds with its parameter as the handle message,
+ * as it is: a workflow node's output). Prints "READY <port>" once started; SIGTERM unregisters it.
  */
 public class Executor {
 
@@ -64,6 +65,13 @@ public class Executor {
             XxlJobHelper.log("sleeping " + secs + "s");
             Thread.sleep(secs * 1000L);
             XxlJobHelper.handleSuccess("slept " + secs + "s");
+        }
+
+        @XxlJob("echoJobHandler")
+        public void echo() {
+            String param = XxlJobHelper.getJobParam();
+            XxlJobHelper.log("echo params=" + param);
+            XxlJobHelper.handleSuccess(param == null ? "" : param);
         }
 
         @XxlJob("shardingJobHandler")
