@@ -21,7 +21,7 @@ import (
 
 // Scheduler is what the engine needs of the job scheduler (*scheduler.Scheduler).
 type Scheduler interface {
-	TriggerNode(ctx context.Context, req scheduler.TriggerRequest, job schema.Job) (int, error)
+	TriggerNode(ctx context.Context, req scheduler.TriggerRequest, job schema.Job, group *schema.Group) (int, error)
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
 	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
 	Instance() string
@@ -58,11 +58,14 @@ type Engine struct {
 	local      sync.Map
 	localCount atomic.Int64
 	active     atomic.Bool
-	wg         sync.WaitGroup
-	stop       chan struct{}
-	once       sync.Once
-	mu         sync.Mutex
-	done       bool
+	// queue holds the runs whose results were stored, for the advance workers.
+	queue     queue
+	sendSlots chan struct{}
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	once      sync.Once
+	mu        sync.Mutex
+	done      bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -93,7 +96,7 @@ func New(cfg Config) *Engine {
 		cfg.Logger = slog.Default()
 	}
 	e := &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
-		metrics: newMetrics(), stop: make(chan struct{})}
+		metrics: newMetrics(), stop: make(chan struct{}), sendSlots: make(chan struct{}, sendParallel)}
 	e.active.Store(true) // until the loop has looked
 	return e
 }
@@ -145,10 +148,11 @@ func (e *Engine) Stop() {
 func (e *Engine) Wait() { e.wg.Wait() }
 
 // Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
-// monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
-// of their own. The logs this admin fired name their runs from memory; the others are
-// looked up in the node table only while some run is running (lookActive): a callback
-// of a plain job costs no statement when no workflow runs.
+// monitor, kills): the runs whose nodes ran on those logs are queued for the advance
+// workers (enqueue). The logs this admin fired name their runs from memory; the others
+// are looked up in the node table, on a goroutine of its own, only while some run is
+// running (lookActive): a callback of a plain job costs no statement when no workflow
+// runs.
 func (e *Engine) Notify(logIDs []int64) {
 	var runs []int64
 	rest := logIDs[:0:0]
@@ -174,27 +178,97 @@ func (e *Engine) Notify(logIDs []int64) {
 		return
 	}
 	stored := time.Now()
+	e.enqueue(runs, stored)
+	if len(rest) == 0 {
+		return
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		ctx := context.Background()
-		if len(rest) > 0 {
-			more, err := e.store.WorkflowRunsOfLogs(ctx, rest)
-			if err != nil {
-				e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
-			}
-			for _, id := range more {
-				if !slices.Contains(runs, id) {
-					runs = append(runs, id)
-				}
-			}
+		more, err := e.store.WorkflowRunsOfLogs(context.Background(), rest)
+		if err != nil {
+			e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
 		}
-		for _, id := range runs {
-			if err := e.advanceSince(ctx, id, stored); err != nil {
-				e.log.Warn("could not advance a workflow run; the safety net retries", "run_id", id, "err", err)
-			}
-		}
+		e.enqueue(more, stored)
 	}()
+}
+
+// queue is the runs waiting for an advance worker, with the time of the earliest
+// result each waits with, and the runs the workers advance at the moment.
+type queue struct {
+	mu      sync.Mutex
+	pending map[int64]time.Time
+	busy    map[int64]bool
+	workers int
+}
+
+// Advance workers: at most advanceWorkers at once, each taking up to advanceBatch
+// queued runs into one transaction. A run is advanced by one worker at a time; a
+// result stored while its run is being advanced queues it again.
+const (
+	advanceWorkers = 4
+	advanceBatch   = 100
+)
+
+// enqueue queues runs for an advance, starting a worker when fewer than
+// advanceWorkers run.
+func (e *Engine) enqueue(runs []int64, stored time.Time) {
+	if len(runs) == 0 {
+		return
+	}
+	q := &e.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.pending == nil {
+		q.pending, q.busy = map[int64]time.Time{}, map[int64]bool{}
+	}
+	for _, id := range runs {
+		if t, ok := q.pending[id]; !ok || stored.Before(t) {
+			q.pending[id] = stored
+		}
+	}
+	if q.workers < advanceWorkers {
+		q.workers++
+		e.wg.Add(1)
+		go e.worker()
+	}
+}
+
+// worker advances queued runs, a batch at a time, until none is left that another
+// worker is not advancing.
+func (e *Engine) worker() {
+	defer e.wg.Done()
+	q := &e.queue
+	var ids []int64
+	for {
+		q.mu.Lock()
+		for _, id := range ids {
+			delete(q.busy, id)
+		}
+		ids = ids[:0]
+		since := map[int64]time.Time{}
+		for id, t := range q.pending {
+			if len(ids) == advanceBatch {
+				break
+			}
+			if q.busy[id] {
+				continue
+			}
+			ids = append(ids, id)
+			since[id] = t
+			q.busy[id] = true
+			delete(q.pending, id)
+		}
+		if len(ids) == 0 {
+			q.workers--
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		if err := e.advanceRuns(context.Background(), ids, since); err != nil {
+			e.log.Warn("could not advance workflow runs; the safety net retries", "runs", len(ids), "err", err)
+		}
+	}
 }
 
 // remember notes that this admin fired a node's log, for Notify. A callback that goes
@@ -234,13 +308,10 @@ func (e *Engine) CheckOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, id := range ids {
-		if err := e.Advance(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("run %d: %w", id, err))
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	return errors.Join(errs...)
+	return e.advanceRuns(ctx, ids, nil)
 }
 
 // ScheduleOnce starts the runs of the scheduled workflows that are due. Of several
