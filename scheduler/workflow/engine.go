@@ -200,6 +200,9 @@ type queue struct {
 	pending map[int64]time.Time
 	busy    map[int64]bool
 	workers int
+	// waiters are closed once their run's queued advance and its sends are done
+	// (StartRun).
+	waiters map[int64][]chan struct{}
 }
 
 // Advance workers: at most advanceWorkers at once, each taking up to advanceBatch
@@ -213,6 +216,11 @@ const (
 // enqueue queues runs for an advance, starting a worker when fewer than
 // advanceWorkers run.
 func (e *Engine) enqueue(runs []int64, stored time.Time) {
+	e.enqueueWait(runs, stored, nil)
+}
+
+// enqueueWait is enqueue with a channel closed once the runs' advance is done.
+func (e *Engine) enqueueWait(runs []int64, stored time.Time, done chan struct{}) {
 	if len(runs) == 0 {
 		return
 	}
@@ -220,7 +228,12 @@ func (e *Engine) enqueue(runs []int64, stored time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.pending == nil {
-		q.pending, q.busy = map[int64]time.Time{}, map[int64]bool{}
+		q.pending, q.busy, q.waiters = map[int64]time.Time{}, map[int64]bool{}, map[int64][]chan struct{}{}
+	}
+	if done != nil {
+		for _, id := range runs {
+			q.waiters[id] = append(q.waiters[id], done)
+		}
 	}
 	for _, id := range runs {
 		if t, ok := q.pending[id]; !ok || stored.Before(t) {
@@ -247,6 +260,7 @@ func (e *Engine) worker() {
 		}
 		ids = ids[:0]
 		since := map[int64]time.Time{}
+		var waiters []chan struct{}
 		for id, t := range q.pending {
 			if len(ids) == advanceBatch {
 				break
@@ -255,9 +269,13 @@ func (e *Engine) worker() {
 				continue
 			}
 			ids = append(ids, id)
-			since[id] = t
+			if !t.IsZero() {
+				since[id] = t
+			}
 			q.busy[id] = true
 			delete(q.pending, id)
+			waiters = append(waiters, q.waiters[id]...)
+			delete(q.waiters, id)
 		}
 		if len(ids) == 0 {
 			q.workers--
@@ -265,7 +283,12 @@ func (e *Engine) worker() {
 			return
 		}
 		q.mu.Unlock()
-		if err := e.advanceRuns(context.Background(), ids, since); err != nil {
+		done := func() {
+			for _, w := range waiters {
+				close(w)
+			}
+		}
+		if err := e.advanceTimes(context.Background(), ids, since, 3, done); err != nil {
 			e.log.Warn("could not advance workflow runs; the safety net retries", "runs", len(ids), "err", err)
 		}
 	}
@@ -377,9 +400,23 @@ func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerTyp
 		return 0, err
 	}
 	e.runEvent("started")
-	if err := e.Advance(ctx, id); err != nil {
-		// The run is stored: the safety net advances it.
-		e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)
+	// The first advance goes through the advance workers, so that runs started
+	// together are advanced together; the answer waits for it (and its sends).
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		if err := e.Advance(ctx, id); err != nil {
+			// The run is stored: the safety net advances it.
+			e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)
+		}
+		return id, nil
+	}
+	done := make(chan struct{})
+	e.enqueueWait([]int64{id}, time.Time{}, done)
+	e.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 	return id, nil
 }

@@ -41,35 +41,72 @@ func (e *Engine) Advance(ctx context.Context, runID int64) error {
 	return e.advanceRuns(ctx, []int64{runID}, nil)
 }
 
-// advanceRuns advances runs in one transaction (advanceMany) and sends what it fired;
+// advanceRuns advances runs in one transaction (advanceBatch) and sends what it fired;
 // since has the time of the results that prompted each run's advance (the dispatch
-// latency's start), if any. When the batch fails, each run is advanced alone, so that
-// one run's trouble holds up no other.
+// latency's start), if any.
 func (e *Engine) advanceRuns(ctx context.Context, ids []int64, since map[int64]time.Time) error {
-	// A trigger that failed at once (no executor, refused) is a result already: the
-	// run is advanced again, a few times at most; the safety net does the rest.
-	for range 3 {
-		sends, kills, err := e.advanceMany(ctx, ids)
-		if err != nil && len(ids) > 1 {
-			var errs []error
-			for _, id := range ids {
-				errs = append(errs, e.advanceRuns(ctx, []int64{id}, since))
-			}
-			return errors.Join(errs...)
+	return e.advanceTimes(ctx, ids, since, 3, nil)
+}
+
+// advanceTimes is advanceRuns; with done, the sends go on a goroutine of their own (an
+// advance worker goes on with the next batch meanwhile), which calls done after them
+// (done is called at once when there are none). A trigger that failed at once (no
+// executor, refused) is a result already: its run is advanced again, left advances in
+// all at most; the safety net does the rest. The fires an advance wrote are sent in
+// any case.
+func (e *Engine) advanceTimes(ctx context.Context, ids []int64, since map[int64]time.Time, left int, done func()) error {
+	sends, kills, err := e.advanceBatch(ctx, ids)
+	e.killAll(kills)
+	if len(sends) == 0 {
+		if done != nil {
+			done()
 		}
-		if err != nil {
-			return err
-		}
-		e.killAll(kills)
-		if len(sends) == 0 {
-			return nil
-		}
-		if ids = e.fire(ctx, sends, since); len(ids) == 0 {
-			return nil
-		}
-		since = nil
+		return err
 	}
-	return nil
+	send := func() {
+		again := e.fire(ctx, sends, since)
+		if len(again) > 0 && left > 1 {
+			if err := e.advanceTimes(ctx, again, nil, left-1, nil); err != nil {
+				e.log.Warn("could not advance workflow runs after a failed fire; the safety net retries", "runs", len(again), "err", err)
+			}
+		}
+	}
+	if done == nil {
+		send()
+		return err
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer done()
+		send()
+	}()
+	return err
+}
+
+// advanceBatch is advanceMany; when the batch fails, each of its runs is advanced
+// alone, so that one run's trouble holds up no other.
+func (e *Engine) advanceBatch(ctx context.Context, ids []int64) ([]send, map[int64][]int64, error) {
+	sends, kills, err := e.advanceMany(ctx, ids)
+	if err == nil || len(ids) == 1 {
+		return sends, kills, err
+	}
+	var errs []error
+	for _, id := range ids {
+		s, k, err := e.advanceMany(ctx, []int64{id})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("run %d: %w", id, err))
+			continue
+		}
+		sends = append(sends, s...)
+		for run, logs := range k {
+			if kills == nil {
+				kills = map[int64][]int64{}
+			}
+			kills[run] = logs
+		}
+	}
+	return sends, kills, errors.Join(errs...)
 }
 
 // killAll kills the cancelled nodes' logs on a goroutine of its own: a kill may wait
