@@ -509,8 +509,8 @@ var nodeRunCols = []string{"id", "run_id", "node", "job_id", "state", "attempt",
 	"start_time", "end_time", "msg"}
 
 // InsertWorkflowRun stores a run and its node rows in one transaction (the caller's,
-// when there is one) and returns the run's id; the nodes' RunID and ID are set. The
-// nodes go in one multi-row statement and their ids are read back in one more.
+// when there is one) and returns the run's id; the nodes' RunID is set, not their ID
+// (an advance reads the rows). The nodes go in one multi-row statement.
 func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []NodeRun) (int64, error) {
 	var id int64
 	err := s.InTx(ctx, func(ctx context.Context) error {
@@ -533,26 +533,6 @@ func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []No
 		}
 		if _, err := s.exec(ctx, b); err != nil {
 			return fmt.Errorf("insert the nodes of workflow run %d: %w", id, err)
-		}
-		rows, err := s.query(ctx, s.sb.Select("id", "node").From(WorkflowNodeRunTable).Where(sq.Eq{"run_id": id}))
-		if err != nil {
-			return fmt.Errorf("read the node ids of workflow run %d: %w", id, err)
-		}
-		defer rows.Close()
-		ids := make(map[string]int64, len(nodes))
-		for rows.Next() {
-			var nid int64
-			var name string
-			if err := rows.Scan(&nid, &name); err != nil {
-				return fmt.Errorf("read the node ids of workflow run %d: %w", id, err)
-			}
-			ids[name] = nid
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read the node ids of workflow run %d: %w", id, err)
-		}
-		for i := range nodes {
-			nodes[i].ID = ids[nodes[i].Node]
 		}
 		return nil
 	})

@@ -22,6 +22,7 @@ type send struct {
 	runID  int64
 	node   string
 	job    schema.Job
+	group  *schema.Group // nil: missing (the trigger reads it again and fails the fire)
 	logID  int64
 	marker string
 	param  string
@@ -133,17 +134,18 @@ type batch struct {
 	now    time.Time
 	jobIDs []int
 	jobs   map[int]schema.Job
+	groups map[int]schema.Group
 	steps  []*step
 }
 
-// job loads the jobs of every node of the batch on first use.
+// job loads the jobs of every node of the batch, with their groups, on first use.
 func (b *batch) job(id int) (schema.Job, bool, error) {
 	if b.jobs == nil {
-		jobs, err := b.e.store.LoadJobs(b.ctx, b.jobIDs)
+		jobs, groups, err := b.e.store.LoadJobsWithGroups(b.ctx, b.jobIDs)
 		if err != nil {
 			return schema.Job{}, false, err
 		}
-		b.jobs = jobs
+		b.jobs, b.groups = jobs, groups
 	}
 	j, ok := b.jobs[id]
 	return j, ok, nil
@@ -548,6 +550,9 @@ func (s *step) fireNode(name string) error {
 	if err != nil {
 		return err
 	}
+	if g, ok := s.b.groups[j.JobGroup]; ok {
+		snd.group = &g
+	}
 	s.dirty[name] = true
 	s.sends = append(s.sends, snd)
 	return nil
@@ -608,22 +613,11 @@ func (s *step) end(state, msg string) error {
 }
 
 // fire sends the written fires, concurrently (at most sendParallel at once), each
-// through the ordinary trigger path with its log row as the claim row, the job the
-// advance read, its group (read once for all the fires), and no retry of the
-// trigger's own (the engine retries). It returns the runs of which a fire failed at
+// through the ordinary trigger path with its log row as the claim row, the job and
+// group the advance read, and no retry of the trigger's own (the engine retries). It returns the runs of which a fire failed at
 // once (no executor, refused), to be advanced again: the trigger answers its code,
 // and only a trigger that ended without one has its row read.
 func (e *Engine) fire(ctx context.Context, sends []send, since map[int64]time.Time) []int64 {
-	groupIDs := make([]int, 0, len(sends))
-	for _, snd := range sends {
-		if !slices.Contains(groupIDs, snd.job.JobGroup) {
-			groupIDs = append(groupIDs, snd.job.JobGroup)
-		}
-	}
-	groups, err := e.store.LoadGroups(ctx, groupIDs)
-	if err != nil {
-		groups = nil // each trigger reads its own
-	}
 	var wg sync.WaitGroup
 	codes := make([]int, len(sends))
 	for i, snd := range sends {
@@ -634,12 +628,8 @@ func (e *Engine) fire(ctx context.Context, sends []send, since map[int64]time.Ti
 			defer func() { <-e.sendSlots; wg.Done() }()
 			param := snd.param
 			e.dispatched(since[snd.runID])
-			var group *schema.Group
-			if g, ok := groups[snd.job.JobGroup]; ok {
-				group = &g
-			}
 			code, err := e.sched.TriggerNode(ctx, scheduler.TriggerRequest{JobID: snd.job.ID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
-				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job, group)
+				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job, snd.group)
 			if err != nil {
 				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.job.ID, "log_id", snd.logID, "err", err)
 			}
