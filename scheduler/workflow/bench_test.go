@@ -62,6 +62,7 @@ func BenchmarkWorkflowRuns(b *testing.B) {
 	counted := &countingConnector{Connector: mustConnector(b, db.Config)}
 	pool := sql.OpenDB(counted)
 	pool.SetMaxOpenConns(30)
+	pool.SetMaxIdleConns(30) // as the admin's pool keeps them (Hikari's minimum-idle defaults to its size)
 	b.Cleanup(func() { pool.Close() })
 	st := schema.NewStore(pool, schema.MySQL{}, plain.Layout())
 	ctx := context.Background()
