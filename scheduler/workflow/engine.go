@@ -61,7 +61,7 @@ type Engine struct {
 	// queue holds the runs whose results were stored, for the advance workers.
 	queue     queue
 	sendSlots chan struct{}
-	wg        sync.WaitGroup
+	wg        tasks
 	stop      chan struct{}
 	once      sync.Once
 	mu        sync.Mutex
@@ -291,6 +291,43 @@ func (e *Engine) worker() {
 		if err := e.advanceTimes(context.Background(), ids, since, 3, done); err != nil {
 			e.log.Warn("could not advance workflow runs; the safety net retries", "runs", len(ids), "err", err)
 		}
+	}
+}
+
+// tasks counts the engine's goroutines, as a sync.WaitGroup does, except that new
+// ones may start while Wait waits (a callback's Notify during a test's Wait, which a
+// WaitGroup forbids): Wait returns at a moment when none runs.
+type tasks struct {
+	mu   sync.Mutex
+	n    int
+	zero *sync.Cond
+}
+
+// Add counts n goroutines more.
+func (t *tasks) Add(n int) {
+	t.mu.Lock()
+	t.n += n
+	t.mu.Unlock()
+}
+
+// Done counts one goroutine less.
+func (t *tasks) Done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n--; t.n == 0 && t.zero != nil {
+		t.zero.Broadcast()
+	}
+}
+
+// Wait waits until no goroutine is counted.
+func (t *tasks) Wait() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.zero == nil {
+		t.zero = sync.NewCond(&t.mu)
+	}
+	for t.n > 0 {
+		t.zero.Wait()
 	}
 }
 
