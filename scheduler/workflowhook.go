@@ -48,13 +48,14 @@ func (s *Scheduler) logsFinished(ids []int64) {
 }
 
 // TriggerNode is Trigger for a job the caller read moments ago (a workflow advance
-// reads its nodes' jobs in one statement): the job is not read again. It returns the
+// reads its nodes' jobs in one statement): the job is not read again, nor its group
+// when the caller passes it (nil: read here). It returns the
 // trigger code written to the claim row (200: the executor took it), or 0 when the
 // trigger ended before calling an executor (a deleted job, a skipped fire) and the
 // row says what happened.
-func (s *Scheduler) TriggerNode(ctx context.Context, req TriggerRequest, job schema.Job) (int, error) {
+func (s *Scheduler) TriggerNode(ctx context.Context, req TriggerRequest, job schema.Job, group *schema.Group) (int, error) {
 	code := 0
-	req.job, req.code = &job, &code
+	req.job, req.code, req.group = &job, &code, group
 	err := s.trigger(ctx, req, true)
 	return code, err
 }

@@ -46,23 +46,77 @@ func (s *Store) scanJobs(rows *sql.Rows) ([]Job, error) {
 	var out []Job
 	for rows.Next() {
 		var j Job
-		var addT, updT, glueT sql.NullTime
-		var author, email, conf, route, handler, param, block, src, remark, child sql.NullString
-		var opt jobOptionScan
-		if err := rows.Scan(append([]any{&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
-			&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
-			&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
-			&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime}, opt.dest()...)...); err != nil {
+		dest, fill := jobDest(&j)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("scan job: %w", err)
 		}
-		opt.fill(&j)
+		fill()
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// jobDest is where a row of jobSelect's columns is scanned to, and the function that
+// fills j from it after the scan.
+func jobDest(j *Job) ([]any, func()) {
+	var addT, updT, glueT sql.NullTime
+	var author, email, conf, route, handler, param, block, src, remark, child sql.NullString
+	var opt jobOptionScan
+	dest := append([]any{&j.ID, &j.JobGroup, &j.JobDesc, &addT, &updT, &author, &email,
+		&j.ScheduleType, &conf, &j.MisfireStrategy, &route, &handler, &param, &block,
+		&j.ExecutorTimeout, &j.ExecutorFailRetryCount, &j.GlueType, &src, &remark, &glueT, &child,
+		&j.TriggerStatus, &j.TriggerLastTime, &j.TriggerNextTime}, opt.dest()...)
+	return dest, func() {
+		opt.fill(j)
 		j.AddTime, j.UpdateTime, j.GlueUpdatetime = addT.Time, updT.Time, glueT.Time
 		j.Author, j.AlarmEmail, j.ScheduleConf = author.String, email.String, conf.String
 		j.ExecutorRouteStrategy, j.ExecutorHandler, j.ExecutorParam = route.String, handler.String, param.String
 		j.ExecutorBlockStrategy, j.GlueSource, j.GlueRemark, j.ChildJobID = block.String, src.String, remark.String, child.String
-		out = append(out, j)
 	}
-	return out, rows.Err()
+}
+
+// LoadJobsWithGroups is LoadJobs with the executor group of each job, read in the same
+// statement (a workflow advance: the jobs of the nodes it fires and where to send
+// them). A job whose group is missing has no entry in groups.
+func (s *Store) LoadJobsWithGroups(ctx context.Context, ids []int) (map[int]Job, map[int]Group, error) {
+	jobs, groups := make(map[int]Job, len(ids)), map[int]Group{}
+	if len(ids) == 0 {
+		return jobs, groups, nil
+	}
+	gcols := make([]string, len(s.grpCols))
+	for i, c := range s.grpCols {
+		gcols[i] = "g." + c
+	}
+	rows, err := s.query(ctx, s.jobSelect().Columns(gcols...).
+		LeftJoin("xxl_job_group g ON g.id = xxl_job_info.job_group").Where(sq.Eq{"xxl_job_info.id": ids}))
+	if err != nil {
+		return nil, nil, fmt.Errorf("load jobs with their groups: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var j Job
+		dest, fill := jobDest(&j)
+		var gid, gtype sql.NullInt64
+		var app, title, list, token sql.NullString
+		var gt sql.NullTime
+		dest = append(dest, &gid, &app, &title, &gtype, &list, &gt)
+		if s.layout.GroupAccessToken {
+			dest = append(dest, &token)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, fmt.Errorf("scan job with its group: %w", err)
+		}
+		fill()
+		jobs[j.ID] = j
+		if gid.Valid {
+			groups[int(gid.Int64)] = Group{ID: int(gid.Int64), AppName: app.String, Title: title.String, AddressType: int(gtype.Int64),
+				AddressList: list.String, AccessToken: token.String, UpdateTime: gt.Time}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("load jobs with their groups: %w", err)
+	}
+	return jobs, groups, nil
 }
 
 // ScheduleJobs is the pre-read of a scan: running jobs due at or before maxNextMs, with

@@ -509,7 +509,8 @@ var nodeRunCols = []string{"id", "run_id", "node", "job_id", "state", "attempt",
 	"start_time", "end_time", "msg"}
 
 // InsertWorkflowRun stores a run and its node rows in one transaction (the caller's,
-// when there is one) and returns the run's id; the nodes' RunID and ID are set.
+// when there is one) and returns the run's id; the nodes' RunID is set, not their ID
+// (an advance reads the rows). The nodes go in one multi-row statement.
 func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []NodeRun) (int64, error) {
 	var id int64
 	err := s.InTx(ctx, func(ctx context.Context) error {
@@ -520,14 +521,18 @@ func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []No
 		if err != nil {
 			return fmt.Errorf("insert workflow run of workflow %d: %w", r.WorkflowID, err)
 		}
+		if len(nodes) == 0 {
+			return nil
+		}
+		b := s.sb.Insert(WorkflowNodeRunTable).Columns(nodeRunCols[1:]...)
 		for i := range nodes {
 			n := &nodes[i]
 			n.RunID = id
-			if n.ID, err = s.insertID(ctx, s.sb.Insert(WorkflowNodeRunTable).Columns(nodeRunCols[1:]...).
-				Values(id, n.Node, n.JobID, n.State, n.Attempt, n.LogID, n.Param, n.Output, n.StartTime, n.EndTime,
-					truncateRunes(n.Msg, 1024))); err != nil {
-				return fmt.Errorf("insert node %q of workflow run %d: %w", n.Node, id, err)
-			}
+			b = b.Values(id, n.Node, n.JobID, n.State, n.Attempt, n.LogID, n.Param, n.Output, n.StartTime, n.EndTime,
+				truncateRunes(n.Msg, 1024))
+		}
+		if _, err := s.exec(ctx, b); err != nil {
+			return fmt.Errorf("insert the nodes of workflow run %d: %w", id, err)
 		}
 		return nil
 	})
@@ -539,6 +544,21 @@ func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []No
 // none. Every change to a run's state or its nodes is made under this lock.
 func (s *Store) LockWorkflowRun(ctx context.Context, id int64) (WorkflowRun, error) {
 	return s.workflowRun(ctx, id, s.d.LockSuffix())
+}
+
+// LockWorkflowRuns is LockWorkflowRun for several runs in one statement: the rows are
+// locked in id order, as every batch of advances locks them, so two batches that share
+// runs wait on each other rather than deadlock. Runs that do not exist are missing
+// from the answer, which is in id order.
+func (s *Store) LockWorkflowRuns(ctx context.Context, ids []int64) ([]WorkflowRun, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	b := s.sb.Select(workflowRunCols...).From(WorkflowRunTable).Where(sq.Eq{"id": ids}).OrderBy("id ASC")
+	if suffix := s.d.LockSuffix(); suffix != "" {
+		b = b.Suffix(suffix)
+	}
+	return s.workflowRuns(ctx, b)
 }
 
 // LoadWorkflowRun reads a run; ErrNotFound when there is none.
@@ -578,6 +598,31 @@ func (s *Store) ListWorkflowRuns(ctx context.Context, workflowID int, offset, li
 		return nil, 0, err
 	}
 	return rs, total, nil
+}
+
+// UpdateWorkflowRuns is UpdateWorkflowRun for several runs, in one statement (of at
+// most MaxBatchRows rows).
+func (s *Store) UpdateWorkflowRuns(ctx context.Context, runs []WorkflowRun) error {
+	if len(runs) == 1 {
+		return s.UpdateWorkflowRun(ctx, runs[0])
+	}
+	return Chunks(len(runs), MaxBatchRows, func(lo, hi int) error {
+		part := runs[lo:hi]
+		ids := make([]int64, len(part))
+		for i, r := range part {
+			ids[i] = r.ID
+		}
+		if _, err := s.exec(ctx, s.sb.Update(WorkflowRunTable).
+			Set("state", caseByID(s.d, ids, func(i int) any { return part[i].State })).
+			Set("end_time", caseByID(s.d, ids, func(i int) any { return part[i].EndTime })).
+			Set("deadline", caseByID(s.d, ids, func(i int) any { return part[i].Deadline })).
+			Set("check_time", caseByID(s.d, ids, func(i int) any { return part[i].CheckTime })).
+			Set("msg", caseByID(s.d, ids, func(i int) any { return truncateRunes(part[i].Msg, 1024) })).
+			Where(sq.Eq{"id": ids})); err != nil {
+			return fmt.Errorf("update %d workflow runs: %w", len(part), err)
+		}
+		return nil
+	})
 }
 
 // UpdateWorkflowRun writes a run's state, end time, deadline, check time and message
@@ -655,6 +700,18 @@ func (s *Store) WorkflowNodeRuns(ctx context.Context, runID int64) ([]NodeRun, e
 // node, read in the same statement (an advance's read of its run under the lock):
 // results has an entry per running node whose log row exists.
 func (s *Store) WorkflowNodeRunsWithResults(ctx context.Context, runID int64) ([]NodeRun, map[int64]LogResult, error) {
+	nodes, results, err := s.WorkflowNodeRunsOfRuns(ctx, []int64{runID})
+	return nodes[runID], results, err
+}
+
+// WorkflowNodeRunsOfRuns is WorkflowNodeRunsWithResults for several runs in one
+// statement (a batch of advances): the nodes by run, each run's in insertion order.
+func (s *Store) WorkflowNodeRunsOfRuns(ctx context.Context, runIDs []int64) (map[int64][]NodeRun, map[int64]LogResult, error) {
+	out := make(map[int64][]NodeRun, len(runIDs))
+	results := map[int64]LogResult{}
+	if len(runIDs) == 0 {
+		return out, results, nil
+	}
 	cols := make([]string, 0, len(nodeRunCols)+6)
 	for _, c := range nodeRunCols {
 		cols = append(cols, "n."+c)
@@ -662,13 +719,11 @@ func (s *Store) WorkflowNodeRunsWithResults(ctx context.Context, runID int64) ([
 	cols = append(cols, "l.id", "l.trigger_time", "l.trigger_code", "l.trigger_msg", "l.handle_code", "l.handle_msg")
 	rows, err := s.query(ctx, s.sb.Select(cols...).From(WorkflowNodeRunTable+" n").
 		LeftJoin("xxl_job_log l ON l.id = n.log_id AND n.state = ?", WorkflowRunning).
-		Where(sq.Eq{"n.run_id": runID}).OrderBy("n.id ASC"))
+		Where(sq.Eq{"n.run_id": runIDs}).OrderBy("n.id ASC"))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+		return nil, nil, fmt.Errorf("read nodes of %d workflow runs: %w", len(runIDs), err)
 	}
 	defer rows.Close()
-	var out []NodeRun
-	results := map[int64]LogResult{}
 	for rows.Next() {
 		var n NodeRun
 		var param, output, tmsg, hmsg sql.NullString
@@ -676,17 +731,17 @@ func (s *Store) WorkflowNodeRunsWithResults(ctx context.Context, runID int64) ([
 		var tt sql.NullTime
 		if err := rows.Scan(&n.ID, &n.RunID, &n.Node, &n.JobID, &n.State, &n.Attempt, &n.LogID, &param, &output,
 			&n.StartTime, &n.EndTime, &n.Msg, &lid, &tt, &tcode, &tmsg, &hcode, &hmsg); err != nil {
-			return nil, nil, fmt.Errorf("scan node of workflow run %d: %w", runID, err)
+			return nil, nil, fmt.Errorf("scan node of workflow runs: %w", err)
 		}
 		n.Param, n.Output = param.String, output.String
-		out = append(out, n)
+		out[n.RunID] = append(out[n.RunID], n)
 		if lid.Valid {
 			results[lid.Int64] = LogResult{ID: lid.Int64, TriggerTime: tt.Time, TriggerCode: int(tcode.Int64), TriggerMsg: tmsg.String,
 				HandleCode: int(hcode.Int64), HandleMsg: hmsg.String}
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read nodes of workflow run %d: %w", runID, err)
+		return nil, nil, fmt.Errorf("read nodes of %d workflow runs: %w", len(runIDs), err)
 	}
 	return out, results, nil
 }
@@ -701,6 +756,34 @@ func (s *Store) UpdateNodeRun(ctx context.Context, n NodeRun) error {
 		return fmt.Errorf("update node %q of workflow run %d: %w", n.Node, n.RunID, err)
 	}
 	return nil
+}
+
+// UpdateNodeRuns is UpdateNodeRun for several nodes (of any runs, each under its run's
+// lock), in one statement (of at most MaxBatchRows rows).
+func (s *Store) UpdateNodeRuns(ctx context.Context, nodes []NodeRun) error {
+	if len(nodes) == 1 {
+		return s.UpdateNodeRun(ctx, nodes[0])
+	}
+	return Chunks(len(nodes), MaxBatchRows, func(lo, hi int) error {
+		part := nodes[lo:hi]
+		ids := make([]int64, len(part))
+		for i, n := range part {
+			ids[i] = n.ID
+		}
+		if _, err := s.exec(ctx, s.sb.Update(WorkflowNodeRunTable).
+			Set("state", caseByID(s.d, ids, func(i int) any { return part[i].State })).
+			Set("attempt", caseByID(s.d, ids, func(i int) any { return part[i].Attempt })).
+			Set("log_id", caseByID(s.d, ids, func(i int) any { return part[i].LogID })).
+			Set("param", caseByID(s.d, ids, func(i int) any { return part[i].Param })).
+			Set("output", caseByID(s.d, ids, func(i int) any { return part[i].Output })).
+			Set("start_time", caseByID(s.d, ids, func(i int) any { return part[i].StartTime })).
+			Set("end_time", caseByID(s.d, ids, func(i int) any { return part[i].EndTime })).
+			Set("msg", caseByID(s.d, ids, func(i int) any { return truncateRunes(part[i].Msg, 1024) })).
+			Where(sq.Eq{"id": ids})); err != nil {
+			return fmt.Errorf("update %d workflow nodes: %w", len(part), err)
+		}
+		return nil
+	})
 }
 
 // WorkflowRunsOfLogs returns the runs whose running nodes are on the given log rows,

@@ -21,7 +21,7 @@ import (
 
 // Scheduler is what the engine needs of the job scheduler (*scheduler.Scheduler).
 type Scheduler interface {
-	TriggerNode(ctx context.Context, req scheduler.TriggerRequest, job schema.Job) (int, error)
+	TriggerNode(ctx context.Context, req scheduler.TriggerRequest, job schema.Job, group *schema.Group) (int, error)
 	Kill(ctx context.Context, logID int64) (scheduler.KillResult, error)
 	NextFireTime(job schema.Job, from time.Time) (time.Time, bool, error)
 	Instance() string
@@ -58,11 +58,14 @@ type Engine struct {
 	local      sync.Map
 	localCount atomic.Int64
 	active     atomic.Bool
-	wg         sync.WaitGroup
-	stop       chan struct{}
-	once       sync.Once
-	mu         sync.Mutex
-	done       bool
+	// queue holds the runs whose results were stored, for the advance workers.
+	queue     queue
+	sendSlots chan struct{}
+	wg        tasks
+	stop      chan struct{}
+	once      sync.Once
+	mu        sync.Mutex
+	done      bool
 }
 
 // Timings of the engine's loop (docs/WORKFLOWS.md, "Advancing a run").
@@ -93,7 +96,7 @@ func New(cfg Config) *Engine {
 		cfg.Logger = slog.Default()
 	}
 	e := &Engine{store: cfg.Store, sched: cfg.Scheduler, clock: cfg.Clock, loc: cfg.Location, log: cfg.Logger,
-		metrics: newMetrics(), stop: make(chan struct{})}
+		metrics: newMetrics(), stop: make(chan struct{}), sendSlots: make(chan struct{}, sendParallel)}
 	e.active.Store(true) // until the loop has looked
 	return e
 }
@@ -145,10 +148,11 @@ func (e *Engine) Stop() {
 func (e *Engine) Wait() { e.wg.Wait() }
 
 // Notify is told of stored results (scheduler.OnResultsStored: callbacks, the lost-job
-// monitor, kills): the runs whose nodes ran on those logs advance now, on a goroutine
-// of their own. The logs this admin fired name their runs from memory; the others are
-// looked up in the node table only while some run is running (lookActive): a callback
-// of a plain job costs no statement when no workflow runs.
+// monitor, kills): the runs whose nodes ran on those logs are queued for the advance
+// workers (enqueue). The logs this admin fired name their runs from memory; the others
+// are looked up in the node table, on a goroutine of its own, only while some run is
+// running (lookActive): a callback of a plain job costs no statement when no workflow
+// runs.
 func (e *Engine) Notify(logIDs []int64) {
 	var runs []int64
 	rest := logIDs[:0:0]
@@ -174,27 +178,157 @@ func (e *Engine) Notify(logIDs []int64) {
 		return
 	}
 	stored := time.Now()
+	e.enqueue(runs, stored)
+	if len(rest) == 0 {
+		return
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		ctx := context.Background()
-		if len(rest) > 0 {
-			more, err := e.store.WorkflowRunsOfLogs(ctx, rest)
-			if err != nil {
-				e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
-			}
-			for _, id := range more {
-				if !slices.Contains(runs, id) {
-					runs = append(runs, id)
-				}
-			}
+		more, err := e.store.WorkflowRunsOfLogs(context.Background(), rest)
+		if err != nil {
+			e.log.Warn("could not look up the workflow nodes of callback results; the safety net advances them", "err", err)
 		}
-		for _, id := range runs {
-			if err := e.advanceSince(ctx, id, stored); err != nil {
-				e.log.Warn("could not advance a workflow run; the safety net retries", "run_id", id, "err", err)
-			}
-		}
+		e.enqueue(more, stored)
 	}()
+}
+
+// queue is the runs waiting for an advance worker, with the time of the earliest
+// result each waits with, and the runs the workers advance at the moment.
+type queue struct {
+	mu      sync.Mutex
+	pending map[int64]time.Time
+	busy    map[int64]bool
+	workers int
+	// waiters are closed once their run's queued advance and its sends are done
+	// (StartRun).
+	waiters map[int64][]chan struct{}
+}
+
+// Advance workers: at most advanceWorkers at once, each taking up to advanceBatch
+// queued runs into one transaction. A run is advanced by one worker at a time; a
+// result stored while its run is being advanced queues it again.
+const (
+	advanceWorkers = 4
+	advanceBatch   = 100
+)
+
+// enqueue queues runs for an advance, starting a worker when fewer than
+// advanceWorkers run.
+func (e *Engine) enqueue(runs []int64, stored time.Time) {
+	e.enqueueWait(runs, stored, nil)
+}
+
+// enqueueWait is enqueue with a channel closed once the runs' advance is done.
+func (e *Engine) enqueueWait(runs []int64, stored time.Time, done chan struct{}) {
+	if len(runs) == 0 {
+		return
+	}
+	q := &e.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.pending == nil {
+		q.pending, q.busy, q.waiters = map[int64]time.Time{}, map[int64]bool{}, map[int64][]chan struct{}{}
+	}
+	if done != nil {
+		for _, id := range runs {
+			q.waiters[id] = append(q.waiters[id], done)
+		}
+	}
+	for _, id := range runs {
+		if t, ok := q.pending[id]; !ok || stored.Before(t) {
+			q.pending[id] = stored
+		}
+	}
+	if q.workers < advanceWorkers {
+		q.workers++
+		e.wg.Add(1)
+		go e.worker()
+	}
+}
+
+// worker advances queued runs, a batch at a time, until none is left that another
+// worker is not advancing.
+func (e *Engine) worker() {
+	defer e.wg.Done()
+	q := &e.queue
+	var ids []int64
+	for {
+		q.mu.Lock()
+		for _, id := range ids {
+			delete(q.busy, id)
+		}
+		ids = ids[:0]
+		since := map[int64]time.Time{}
+		var waiters []chan struct{}
+		for id, t := range q.pending {
+			if len(ids) == advanceBatch {
+				break
+			}
+			if q.busy[id] {
+				continue
+			}
+			ids = append(ids, id)
+			if !t.IsZero() {
+				since[id] = t
+			}
+			q.busy[id] = true
+			delete(q.pending, id)
+			waiters = append(waiters, q.waiters[id]...)
+			delete(q.waiters, id)
+		}
+		if len(ids) == 0 {
+			q.workers--
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		done := func() {
+			for _, w := range waiters {
+				close(w)
+			}
+		}
+		if err := e.advanceTimes(context.Background(), ids, since, 3, done); err != nil {
+			e.log.Warn("could not advance workflow runs; the safety net retries", "runs", len(ids), "err", err)
+		}
+	}
+}
+
+// tasks counts the engine's goroutines, as a sync.WaitGroup does, except that new
+// ones may start while Wait waits (a callback's Notify during a test's Wait, which a
+// WaitGroup forbids): Wait returns at a moment when none runs.
+type tasks struct {
+	mu   sync.Mutex
+	n    int
+	zero *sync.Cond
+}
+
+// Add counts n goroutines more.
+func (t *tasks) Add(n int) {
+	t.mu.Lock()
+	t.n += n
+	t.mu.Unlock()
+}
+
+// Done counts one goroutine less.
+func (t *tasks) Done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n--; t.n == 0 && t.zero != nil {
+		t.zero.Broadcast()
+	}
+}
+
+// Wait waits until no goroutine is counted.
+func (t *tasks) Wait() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.zero == nil {
+		t.zero = sync.NewCond(&t.mu)
+	}
+	for t.n > 0 {
+		t.zero.Wait()
+	}
 }
 
 // remember notes that this admin fired a node's log, for Notify. A callback that goes
@@ -234,13 +368,10 @@ func (e *Engine) CheckOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, id := range ids {
-		if err := e.Advance(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("run %d: %w", id, err))
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	return errors.Join(errs...)
+	return e.advanceRuns(ctx, ids, nil)
 }
 
 // ScheduleOnce starts the runs of the scheduled workflows that are due. Of several
@@ -306,9 +437,23 @@ func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerTyp
 		return 0, err
 	}
 	e.runEvent("started")
-	if err := e.Advance(ctx, id); err != nil {
-		// The run is stored: the safety net advances it.
-		e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)
+	// The first advance goes through the advance workers, so that runs started
+	// together are advanced together; the answer waits for it (and its sends).
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		if err := e.Advance(ctx, id); err != nil {
+			// The run is stored: the safety net advances it.
+			e.log.Warn("could not advance a new workflow run; the safety net will", "run_id", id, "err", err)
+		}
+		return id, nil
+	}
+	done := make(chan struct{})
+	e.enqueueWait([]int64{id}, time.Time{}, done)
+	e.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 	return id, nil
 }

@@ -22,6 +22,7 @@ type send struct {
 	runID  int64
 	node   string
 	job    schema.Job
+	group  *schema.Group // nil: missing (the trigger reads it again and fails the fire)
 	logID  int64
 	marker string
 	param  string
@@ -38,90 +39,224 @@ var ErrNotRunning = errors.New("workflow run is not in a state that allows this"
 // it fired are sent after the commit, by this admin only (docs/WORKFLOWS.md, "Exactly
 // once").
 func (e *Engine) Advance(ctx context.Context, runID int64) error {
-	return e.advanceSince(ctx, runID, time.Time{})
+	return e.advanceRuns(ctx, []int64{runID}, nil)
 }
 
-// advanceSince is Advance for results stored at since (the dispatch latency's start;
-// zero when no result prompted it).
-func (e *Engine) advanceSince(ctx context.Context, runID int64, since time.Time) error {
-	// A trigger that failed at once (no executor, refused) is a result already: the
-	// run is advanced again, a few times at most; the safety net does the rest.
-	for range 3 {
-		sends, kills, err := e.advance(ctx, runID)
-		if err != nil {
-			return err
+// advanceRuns advances runs in one transaction (advanceBatch) and sends what it fired;
+// since has the time of the results that prompted each run's advance (the dispatch
+// latency's start), if any.
+func (e *Engine) advanceRuns(ctx context.Context, ids []int64, since map[int64]time.Time) error {
+	return e.advanceTimes(ctx, ids, since, 3, nil)
+}
+
+// advanceTimes is advanceRuns; with done, the sends go on a goroutine of their own (an
+// advance worker goes on with the next batch meanwhile), which calls done after them
+// (done is called at once when there are none). A trigger that failed at once (no
+// executor, refused) is a result already: its run is advanced again, left advances in
+// all at most; the safety net does the rest. The fires an advance wrote are sent in
+// any case.
+func (e *Engine) advanceTimes(ctx context.Context, ids []int64, since map[int64]time.Time, left int, done func()) error {
+	sends, kills, err := e.advanceBatch(ctx, ids)
+	e.killAll(kills)
+	if len(sends) == 0 {
+		if done != nil {
+			done()
 		}
-		e.kill(ctx, runID, kills)
-		if len(sends) == 0 || !e.fire(ctx, sends, since) {
-			return nil
-		}
-		since = time.Time{}
+		return err
 	}
-	return nil
+	send := func() {
+		again := e.fire(ctx, sends, since)
+		if len(again) > 0 && left > 1 {
+			if err := e.advanceTimes(ctx, again, nil, left-1, nil); err != nil {
+				e.log.Warn("could not advance workflow runs after a failed fire; the safety net retries", "runs", len(again), "err", err)
+			}
+		}
+	}
+	if done == nil {
+		send()
+		return err
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer done()
+		send()
+	}()
+	return err
 }
 
-// step is one advance of one run, inside its transaction.
+// advanceBatch is advanceMany; when the batch fails, each of its runs is advanced
+// alone, so that one run's trouble holds up no other.
+func (e *Engine) advanceBatch(ctx context.Context, ids []int64) ([]send, map[int64][]int64, error) {
+	sends, kills, err := e.advanceMany(ctx, ids)
+	if err == nil || len(ids) == 1 {
+		return sends, kills, err
+	}
+	var errs []error
+	for _, id := range ids {
+		s, k, err := e.advanceMany(ctx, []int64{id})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("run %d: %w", id, err))
+			continue
+		}
+		sends = append(sends, s...)
+		for run, logs := range k {
+			if kills == nil {
+				kills = map[int64][]int64{}
+			}
+			kills[run] = logs
+		}
+	}
+	return sends, kills, errors.Join(errs...)
+}
+
+// killAll kills the cancelled nodes' logs on a goroutine of its own: a kill may wait
+// for its node's trigger outcome, and the sends of the other runs do not wait for it.
+func (e *Engine) killAll(kills map[int64][]int64) {
+	if len(kills) == 0 {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		for run, ids := range kills {
+			e.kill(context.Background(), run, ids)
+		}
+	}()
+}
+
+// batch is the shared part of one transaction's advance of several runs: the jobs of
+// their nodes, read once for all, and the writes, made in one statement each at the
+// end (flush).
+type batch struct {
+	e      *Engine
+	ctx    context.Context
+	now    time.Time
+	jobIDs []int
+	jobs   map[int]schema.Job
+	groups map[int]schema.Group
+	steps  []*step
+}
+
+// job loads the jobs of every node of the batch, with their groups, on first use.
+func (b *batch) job(id int) (schema.Job, bool, error) {
+	if b.jobs == nil {
+		jobs, groups, err := b.e.store.LoadJobsWithGroups(b.ctx, b.jobIDs)
+		if err != nil {
+			return schema.Job{}, false, err
+		}
+		b.jobs, b.groups = jobs, groups
+	}
+	j, ok := b.jobs[id]
+	return j, ok, nil
+}
+
+// flush writes the changed nodes and runs of every step: one statement each.
+func (b *batch) flush() error {
+	var nodes []schema.NodeRun
+	var runs []schema.WorkflowRun
+	for _, s := range b.steps {
+		if s.p != nil {
+			for _, name := range s.p.order {
+				if s.dirty[name] {
+					nodes = append(nodes, *s.nodes[name])
+				}
+			}
+		}
+		if s.runDirty {
+			runs = append(runs, s.run)
+		}
+	}
+	if err := b.e.store.UpdateNodeRuns(b.ctx, nodes); err != nil {
+		return err
+	}
+	return b.e.store.UpdateWorkflowRuns(b.ctx, runs)
+}
+
+// step is one advance of one run, inside its batch's transaction.
 type step struct {
 	e     *Engine
+	b     *batch
 	ctx   context.Context
 	run   schema.WorkflowRun
 	p     *plan
 	nodes map[string]*schema.NodeRun
 	dirty map[string]bool
 	now   time.Time
-	jobs  map[int]schema.Job
 	ready []string // nodes to fire, with their parameter in param
 	param map[string]string
 	sends []send
 	kills []int64
-	bad   error // the graph cannot be read (see locked)
+	bad   error // the graph cannot be read (see lockedMany)
+	// runDirty is set when the run's row changed (its check time, its end).
+	runDirty bool
 	// endedFailed is set when this step ended the run failed: its alarm is sent after
 	// the commit.
 	endedFailed bool
-	// results are the log outcomes of the running nodes, read with them (locked).
+	// results are the log outcomes of the running nodes, read with them (lockedMany).
 	results map[int64]schema.LogResult
 }
 
-func (e *Engine) advance(ctx context.Context, runID int64) (sends []send, kills []int64, err error) {
-	var ended *step
+// advanceMany advances runs in one transaction: their rows are locked in one
+// statement, their nodes with their running logs' outcomes read in one more, their
+// nodes' jobs in one, and the changed nodes and runs written in one statement each;
+// each fired node inserts its log row. It returns the fires to send after the commit
+// and the logs to kill, by run.
+func (e *Engine) advanceMany(ctx context.Context, ids []int64) (sends []send, kills map[int64][]int64, err error) {
+	var ended []*step
 	err = e.store.InTx(ctx, func(ctx context.Context) error {
-		ended = nil
-		s, err := e.locked(ctx, runID)
-		if errors.Is(err, schema.ErrNotFound) {
-			return nil
-		}
-		if err != nil || s.run.State != schema.WorkflowRunning {
+		ended, sends, kills = nil, nil, nil
+		b, err := e.lockedMany(ctx, ids)
+		if err != nil {
 			return err
 		}
-		ended = s
-		if s.bad != nil { // a hand-edited run: nothing can be decided in it
-			return s.end(schema.WorkflowFailed, "the run's graph cannot be read: "+s.bad.Error())
-		}
-		if err := s.collect(); err != nil {
-			return err
-		}
-		s.decide()
-		if err := s.policy(); err != nil {
-			return err
-		}
-		for _, name := range s.ready {
-			if err := s.fireNode(name); err != nil {
+		for _, s := range b.steps {
+			if s.run.State != schema.WorkflowRunning {
+				continue
+			}
+			if err := s.advance(); err != nil {
 				return err
 			}
+			if s.endedFailed {
+				ended = append(ended, s)
+			}
+			sends = append(sends, s.sends...)
+			if len(s.kills) > 0 {
+				if kills == nil {
+					kills = map[int64][]int64{}
+				}
+				kills[s.run.ID] = s.kills
+			}
 		}
-		if err := s.finish(); err != nil {
-			return err
-		}
-		sends, kills = s.sends, s.kills
-		return nil
+		return b.flush()
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if ended != nil && ended.endedFailed {
-		e.alarmRun(ended)
+	for _, s := range ended {
+		e.alarmRun(s)
 	}
 	return sends, kills, nil
+}
+
+// advance is one run's advance in its batch.
+func (s *step) advance() error {
+	if s.bad != nil { // a hand-edited run: nothing can be decided in it
+		return s.end(schema.WorkflowFailed, "the run's graph cannot be read: "+s.bad.Error())
+	}
+	if err := s.collect(); err != nil {
+		return err
+	}
+	s.decide()
+	if err := s.policy(); err != nil {
+		return err
+	}
+	for _, name := range s.ready {
+		if err := s.fireNode(name); err != nil {
+			return err
+		}
+	}
+	return s.finish()
 }
 
 // alarmRun sends the alarm of a run that step ended failed, on a goroutine of its own
@@ -188,22 +323,8 @@ func (s *step) set(n *schema.NodeRun, state, msg string) {
 	s.dirty[n.Node] = true
 }
 
-// job loads the jobs of the run's nodes on first use.
-func (s *step) job(id int) (schema.Job, bool, error) {
-	if s.jobs == nil {
-		ids := make([]int, 0, len(s.nodes))
-		for _, n := range s.nodes {
-			ids = append(ids, n.JobID)
-		}
-		jobs, err := s.e.store.LoadJobs(s.ctx, ids)
-		if err != nil {
-			return schema.Job{}, false, err
-		}
-		s.jobs = jobs
-	}
-	j, ok := s.jobs[id]
-	return j, ok, nil
-}
+// job is the job of one of the run's nodes (read with its batch's).
+func (s *step) job(id int) (schema.Job, bool, error) { return s.b.job(id) }
 
 // collect finishes the running nodes whose log has a result, or readies their next
 // attempt. Their logs were read with the nodes, in the statement after the lock.
@@ -429,6 +550,9 @@ func (s *step) fireNode(name string) error {
 	if err != nil {
 		return err
 	}
+	if g, ok := s.b.groups[j.JobGroup]; ok {
+		snd.group = &g
+	}
 	s.dirty[name] = true
 	s.sends = append(s.sends, snd)
 	return nil
@@ -453,15 +577,9 @@ func (e *Engine) dispatch(ctx context.Context, runID int64, n *schema.NodeRun, j
 	return send{runID: runID, node: n.Node, job: job, logID: logID, marker: marker, param: param}, nil
 }
 
-// finish writes the changed nodes, and ends the run when every node is final.
+// finish notes the run's check time, or ends the run when every node is final (the
+// batch writes the changed rows).
 func (s *step) finish() error {
-	for _, name := range s.p.order {
-		if s.dirty[name] {
-			if err := s.e.store.UpdateNodeRun(s.ctx, *s.nodes[name]); err != nil {
-				return err
-			}
-		}
-	}
 	if s.run.State != schema.WorkflowRunning {
 		return nil // ended by policy
 	}
@@ -474,7 +592,8 @@ func (s *step) finish() error {
 				return nil
 			}
 			s.run.CheckTime = next
-			return s.e.store.UpdateWorkflowRun(s.ctx, s.run)
+			s.runDirty = true
+			return nil
 		}
 	}
 	if name := s.unhandled(); name != "" {
@@ -483,45 +602,34 @@ func (s *step) finish() error {
 	return s.end(schema.WorkflowSucceeded, "")
 }
 
-// end ends the run in state with msg, writing the changed nodes first.
+// end ends the run in state with msg (the batch writes it with the changed nodes).
 func (s *step) end(state, msg string) error {
-	if s.p != nil {
-		for _, name := range s.p.order {
-			if s.dirty[name] {
-				if err := s.e.store.UpdateNodeRun(s.ctx, *s.nodes[name]); err != nil {
-					return err
-				}
-				delete(s.dirty, name)
-			}
-		}
-	}
 	s.run.State, s.run.Msg, s.run.EndTime = state, msg, s.now.UnixMilli()
-	if err := s.e.store.UpdateWorkflowRun(s.ctx, s.run); err != nil {
-		return err
-	}
+	s.runDirty = true
 	s.endedFailed = state == schema.WorkflowFailed
 	s.e.runEvent(state)
 	s.e.log.Info("workflow run ended", "run_id", s.run.ID, "workflow_id", s.run.WorkflowID, "state", state, "msg", msg)
 	return nil
 }
 
-// fire sends the written fires, concurrently, each through the ordinary trigger path
-// with its log row as the claim row, the job the advance read, and no retry of the
-// trigger's own (the engine retries). It reports whether one of them failed at once
-// (no executor, refused), so that the run is advanced again: the trigger answers its
-// code, and only a trigger that ended without one has its row read.
-func (e *Engine) fire(ctx context.Context, sends []send, since time.Time) bool {
+// fire sends the written fires, concurrently (at most sendParallel at once), each
+// through the ordinary trigger path with its log row as the claim row, the job and
+// group the advance read, and no retry of the trigger's own (the engine retries). It returns the runs of which a fire failed at
+// once (no executor, refused), to be advanced again: the trigger answers its code,
+// and only a trigger that ended without one has its row read.
+func (e *Engine) fire(ctx context.Context, sends []send, since map[int64]time.Time) []int64 {
 	var wg sync.WaitGroup
 	codes := make([]int, len(sends))
 	for i, snd := range sends {
 		e.remember(snd.logID, snd.runID)
 		wg.Add(1)
+		e.sendSlots <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-e.sendSlots; wg.Done() }()
 			param := snd.param
-			e.dispatched(since)
+			e.dispatched(since[snd.runID])
 			code, err := e.sched.TriggerNode(ctx, scheduler.TriggerRequest{JobID: snd.job.ID, Type: scheduler.TriggerWorkflow, FailRetryCount: 0,
-				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job)
+				ExecutorParam: &param, ClaimLogID: snd.logID, ClaimMarker: snd.marker}, snd.job, snd.group)
 			if err != nil {
 				e.log.Error("workflow node fire failed", "run_id", snd.runID, "node", snd.node, "job_id", snd.job.ID, "log_id", snd.logID, "err", err)
 			}
@@ -529,33 +637,40 @@ func (e *Engine) fire(ctx context.Context, sends []send, since time.Time) bool {
 		}()
 	}
 	wg.Wait()
-	var unknown []int64
+	var again, unknown []int64
+	runOf := map[int64]int64{}
 	for i, code := range codes {
 		switch code {
 		case 200:
 		case 0:
 			unknown = append(unknown, sends[i].logID)
-		default:
-			return true // a failed trigger has no callback
+			runOf[sends[i].logID] = sends[i].runID
+		default: // a failed trigger has no callback
+			if !slices.Contains(again, sends[i].runID) {
+				again = append(again, sends[i].runID)
+			}
 		}
 	}
 	if len(unknown) == 0 {
-		return false
+		return again
 	}
 	results, err := e.store.LogResults(ctx, unknown)
 	if err != nil {
-		return false
+		return again
 	}
 	for _, r := range results {
 		// A result that came by callback advances the run in the callback path
 		// (Notify): the node row was committed before the send, so the callback finds
 		// it.
-		if r.HandleCode == 0 && r.TriggerCode != 0 && r.TriggerCode != 200 {
-			return true
+		if run := runOf[r.ID]; r.HandleCode == 0 && r.TriggerCode != 0 && r.TriggerCode != 200 && !slices.Contains(again, run) {
+			again = append(again, run)
 		}
 	}
-	return false
+	return again
 }
+
+// sendParallel bounds the node fires an engine sends at once.
+const sendParallel = 64
 
 // kill asks the executors of cancelled nodes to stop them. A node fired moments ago
 // may not have its trigger outcome (the executor's address) written yet: its kill is
@@ -604,7 +719,10 @@ func (e *Engine) Cancel(ctx context.Context, runID int64, why string) error {
 			s.cancelAll("the run was cancelled: " + why)
 		}
 		kills = s.kills
-		return s.end(schema.WorkflowCancelled, why)
+		if err := s.end(schema.WorkflowCancelled, why); err != nil {
+			return err
+		}
+		return s.b.flush()
 	})
 	if err != nil {
 		return err
@@ -650,35 +768,67 @@ func (e *Engine) Rerun(ctx context.Context, runID int64) error {
 	return e.Advance(ctx, runID)
 }
 
-// locked reads a run under its lock with its nodes and graph. A graph that cannot be
-// read or does not match the node rows (a hand-edited run) is s.bad, with s.p nil.
+// locked reads a run under its lock with its nodes and graph (lockedMany);
+// ErrNotFound when there is none. Its changes are written by s.b.flush.
 func (e *Engine) locked(ctx context.Context, runID int64) (*step, error) {
-	run, err := e.store.LockWorkflowRun(ctx, runID)
+	b, err := e.lockedMany(ctx, []int64{runID})
 	if err != nil {
 		return nil, err
 	}
-	rows, results, err := e.store.WorkflowNodeRunsWithResults(ctx, runID)
+	if len(b.steps) == 0 {
+		return nil, fmt.Errorf("workflow run %d: %w", runID, schema.ErrNotFound)
+	}
+	return b.steps[0], nil
+}
+
+// lockedMany reads runs under their locks (taken in id order, in one statement) with
+// their nodes and graphs, in one more: a step per run found. A graph that cannot be
+// read or does not match the node rows (a hand-edited run) is s.bad, with s.p nil.
+func (e *Engine) lockedMany(ctx context.Context, ids []int64) (*batch, error) {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	runs, err := e.store.LockWorkflowRuns(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	s := &step{e: e, ctx: ctx, run: run, nodes: map[string]*schema.NodeRun{}, dirty: map[string]bool{}, now: e.clock.Now(),
-		param: map[string]string{}, results: results}
-	for i := range rows {
-		s.nodes[rows[i].Node] = &rows[i]
+	b := &batch{e: e, ctx: ctx, now: e.clock.Now()}
+	if len(runs) == 0 {
+		return b, nil
 	}
-	s.p, err = e.planOf(run.Graph)
-	if err == nil {
-		for _, n := range s.p.g.Nodes {
-			if s.nodes[n.Name] == nil {
-				err = fmt.Errorf("node %q has no row in the run", n.Name)
-				break
+	found := make([]int64, len(runs))
+	for i, r := range runs {
+		found[i] = r.ID
+	}
+	rows, results, err := e.store.WorkflowNodeRunsOfRuns(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	for _, run := range runs {
+		s := &step{e: e, b: b, ctx: ctx, run: run, nodes: map[string]*schema.NodeRun{}, dirty: map[string]bool{}, now: b.now,
+			param: map[string]string{}, results: results}
+		ns := rows[run.ID]
+		for i := range ns {
+			s.nodes[ns[i].Node] = &ns[i]
+			if !slices.Contains(b.jobIDs, ns[i].JobID) {
+				b.jobIDs = append(b.jobIDs, ns[i].JobID)
 			}
 		}
+		s.p, err = e.planOf(run.Graph)
+		if err == nil {
+			for _, n := range s.p.g.Nodes {
+				if s.nodes[n.Name] == nil {
+					err = fmt.Errorf("node %q has no row in the run", n.Name)
+					break
+				}
+			}
+		}
+		if err != nil {
+			s.p, s.bad = nil, err
+		}
+		b.steps = append(b.steps, s)
 	}
-	if err != nil {
-		s.p, s.bad = nil, err
-	}
-	return s, nil
+	return b, nil
 }
 
 // planOf is the checked plan of a run's graph. Runs of one workflow share their graph's

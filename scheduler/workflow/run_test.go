@@ -189,7 +189,7 @@ func TestRunTimeout(t *testing.T) {
 // noSend is an admin that dies between committing a node's fire and sending it.
 type noSend struct{ *scheduler.Scheduler }
 
-func (noSend) TriggerNode(context.Context, scheduler.TriggerRequest, schema.Job) (int, error) {
+func (noSend) TriggerNode(context.Context, scheduler.TriggerRequest, schema.Job, *schema.Group) (int, error) {
 	return 0, nil
 }
 

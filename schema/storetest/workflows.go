@@ -244,6 +244,73 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, []int64{id}, runIDs, "the node row is still running: only advancing changes it")
 	})
+	t.Run("Batches", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var ids []int64
+		for i := range 3 {
+			id, err := b.st.InsertWorkflowRun(b.ctx, schema.WorkflowRun{WorkflowID: 9, Graph: "{}", FailurePolicy: "STOP",
+				State: schema.WorkflowRunning, TriggerType: "API", CheckTime: int64(i)},
+				[]schema.NodeRun{{Node: "a", JobID: 1, State: schema.WorkflowWaiting}, {Node: "b", JobID: 2, State: schema.WorkflowWaiting}})
+			require.NoError(t, err)
+			ids = append(ids, id)
+		}
+		logID := b.log(t, 1, 1, b.at("2024-05-01 10:00:00"), 200, 200)
+		var nodes []schema.NodeRun
+		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
+			runs, err := b.st.LockWorkflowRuns(ctx, []int64{ids[2], ids[0], ids[2] + 1000})
+			require.NoError(t, err)
+			require.Equal(t, []int64{ids[0], ids[2]}, []int64{runs[0].ID, runs[1].ID}, "in id order, missing ones left out")
+			byRun, _, err := b.st.WorkflowNodeRunsOfRuns(ctx, []int64{ids[0], ids[2]})
+			require.NoError(t, err)
+			require.Len(t, byRun, 2)
+			for _, id := range []int64{ids[0], ids[2]} {
+				require.Equal(t, []string{"a", "b"}, []string{byRun[id][0].Node, byRun[id][1].Node})
+				nodes = append(nodes, byRun[id]...)
+			}
+			nodes[0].State, nodes[0].Attempt, nodes[0].LogID, nodes[0].Param = schema.WorkflowRunning, 1, logID, "p'1"
+			nodes[1].State, nodes[1].Msg, nodes[1].EndTime = schema.WorkflowSkipped, "edge a → b", 7
+			nodes[3].State, nodes[3].Output, nodes[3].StartTime = schema.WorkflowSucceeded, `{"x":1}`, 5
+			if err := b.st.UpdateNodeRuns(ctx, []schema.NodeRun{nodes[0], nodes[1], nodes[3]}); err != nil {
+				return err
+			}
+			runs[0].State, runs[0].Msg, runs[0].EndTime = schema.WorkflowFailed, "stopped", 11
+			runs[1].CheckTime = 99
+			return b.st.UpdateWorkflowRuns(ctx, runs)
+		}))
+		byRun, res, err := b.st.WorkflowNodeRunsOfRuns(b.ctx, ids)
+		require.NoError(t, err)
+		require.Equal(t, nodes[:2], byRun[ids[0]])
+		require.Equal(t, nodes[2:], byRun[ids[2]])
+		require.Equal(t, 200, res[logID].HandleCode, "the running node's log outcome")
+		for i, want := range []string{schema.WorkflowFailed, schema.WorkflowRunning, schema.WorkflowRunning} {
+			r, err := b.st.LoadWorkflowRun(b.ctx, ids[i])
+			require.NoError(t, err)
+			require.Equal(t, want, r.State)
+		}
+		r, err := b.st.LoadWorkflowRun(b.ctx, ids[2])
+		require.NoError(t, err)
+		require.Equal(t, int64(99), r.CheckTime)
+		r, err = b.st.LoadWorkflowRun(b.ctx, ids[0])
+		require.NoError(t, err)
+		require.Equal(t, "stopped", r.Msg)
+		require.Equal(t, int64(11), r.EndTime)
+	})
+	t.Run("JobsWithGroups", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		g := b.group(t, "wf-app", "wf", 1, "http://10.0.0.1:9999/")
+		a := b.job(t, g, func(j *schema.Job) { j.ExecutorParam, j.ExecutorFailRetryCount = "x", 2 })
+		orphan := b.job(t, g+1000, nil)
+		jobs, groups, err := b.st.LoadJobsWithGroups(b.ctx, []int{a, orphan, orphan + 1000})
+		require.NoError(t, err)
+		plain, err := b.st.LoadJobs(b.ctx, []int{a, orphan, orphan + 1000})
+		require.NoError(t, err)
+		require.Equal(t, plain, jobs)
+		want, err := b.st.LoadGroup(b.ctx, g)
+		require.NoError(t, err)
+		require.Equal(t, map[int]schema.Group{g: want}, groups, "a job's missing group has no entry")
+	})
 	t.Run("LockOrdersAdvances", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
