@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -15,9 +14,7 @@ import (
 // field and reason (under the field while typing, and under the form on saving), and
 // the error goes as soon as the input changes. Screenshots: artifacts/screenshots/lang-*.png.
 func TestServerMessagesInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t, "--xxl.job.i18n=zh_CN")
 	b := newBrowser(t, admin, "lang")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -12,9 +11,7 @@ import (
 // a click on a chip filters the list to the jobs with that tag (the filter field
 // shows it); reset shows every job again. Screenshot: artifacts/screenshots/tags-*.png.
 func TestJobTagsInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	b := newBrowser(t, admin, "tags")

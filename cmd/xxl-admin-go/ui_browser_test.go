@@ -41,11 +41,50 @@ type browser struct {
 	n    int // screenshots taken
 }
 
-func newBrowser(t *testing.T, base, name string) *browser {
+// needChromium skips the test with one line when Chromium is not installed; a test
+// calls it before it starts an admin.
+func needChromium(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
 	}
+}
+
+// uiJob is a job row a browser test inserts: a stopped job by "ops", never scheduled
+// (NONE) and in BEAN mode where a field is left empty.
+type uiJob struct {
+	group                                    int
+	desc, author, scheduleType, scheduleConf string
+	handler, param                           string
+	glueType, glueSource, glueRemark         string
+}
+
+// insert adds the job on the admin's MariaDB database and answers its id.
+func (j uiJob) insert(t *testing.T, db *schematest.DB) int {
+	t.Helper()
+	if j.author == "" {
+		j.author = "ops"
+	}
+	if j.scheduleType == "" {
+		j.scheduleType = "NONE"
+	}
+	if j.glueType == "" {
+		j.glueType = "BEAN"
+	}
+	res, err := db.SQL.Exec(`INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf,
+		misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout,
+		executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
+		VALUES (?, ?, NOW(), NOW(), ?, ?, ?, 'DO_NOTHING', 'FIRST', ?, ?, 'SERIAL_EXECUTION', 0, 0, ?, ?, ?, NOW(), '', 0)`,
+		j.group, j.desc, j.author, j.scheduleType, j.scheduleConf, j.handler, j.param, j.glueType, j.glueSource, j.glueRemark)
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	return int(id)
+}
+
+func newBrowser(t *testing.T, base, name string) *browser {
+	t.Helper()
+	needChromium(t)
 	shots, err := filepath.Abs("../../artifacts/screenshots")
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(shots, 0o755))
@@ -221,9 +260,7 @@ func (b *browser) selectValue(sel, value string) {
 // path with the public default_token, where the security banner also warns about the
 // token, and as the first on PostgreSQL.
 func TestConsoleInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	for _, v := range []browserVariant{
 		{name: "admin", token: "e2e-token"},
@@ -621,9 +658,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 }
 
 func TestConsoleInBrowserMember(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	exe := executortest.Start(t, executortest.Config{AppName: "member-app", AccessToken: "e2e-token", AdminAddresses: admin})
@@ -635,13 +670,8 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='member-app'").Scan(&group))
 	db.Exec(t, "INSERT INTO xxl_job_user (username, password, role, permission) VALUES ('member', SHA2('member-pass', 256), 0, ?)", strconv.Itoa(group))
-	db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
-		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
-		glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
-		VALUES (?, 'Long import', NOW(), NOW(), 'member', 'FIX_RATE', '3600', 'DO_NOTHING', 'FIRST', 'slowHandler', '', 'SERIAL_EXECUTION', 0, 0,
-		'BEAN', '', '', NOW(), '', 0)`, group)
-	var job int
-	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Long import'").Scan(&job))
+	job := uiJob{group: group, desc: "Long import", author: "member", scheduleType: "FIX_RATE", scheduleConf: "3600",
+		handler: "slowHandler"}.insert(t, db)
 
 	b := newBrowser(t, admin, "member")
 	b.open("/toLogin", "login")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -14,17 +13,11 @@ import (
 // to it; the form's preview shows the times with their offsets and without the
 // calendar's days; the list shows the zone.
 func TestCalendarAndZoneInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdminWith(t, nil, "--xxl.job.accessToken=zone-token")
 	b := newBrowser(t, admin, "schedule")
-	b.open("/", "login")
-	b.typeInto("#login-user", "admin")
-	b.typeInto("#login-password", "123456")
-	b.click("#login-submit")
-	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+	b.signIn("admin", "123456")
 
 	b.open("/calendar", "calendars")
 	b.wait("calendar list", `!document.querySelector('#calendars-table tbody.loading')`, 10*time.Second)
