@@ -22,6 +22,15 @@ func addedJob(t *testing.T, e envelope) (int, string) {
 	return id, ids
 }
 
+// refusedAdd posts job form f to /jobinfo/add, requires a refusal that saved nothing
+// and answers its message.
+func (c *client) refusedAdd(f url.Values) string {
+	c.t.Helper()
+	msg := c.refused("/jobinfo/add", f)
+	require.Zero(c.t, c.b.db.Count(c.t, "xxl_job_info", "job_desc = ?", f.Get("jobDesc")), "nothing is saved")
+	return msg
+}
+
 // renameForm is the job form of group 1 that renames job ids "renamed" and posts none
 // of the optional fields.
 func renameForm(ids string) url.Values {
