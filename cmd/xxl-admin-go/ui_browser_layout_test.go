@@ -66,8 +66,7 @@ func TestChartAndSamplesInBrowser(t *testing.T) {
 	// The curl sample of a new token wraps inside its dialog at the narrowest width.
 	b.do("viewport 1280", chromedp.EmulateViewport(1280, 900))
 	b.open("/apitoken", "tokens")
-	b.click("#btn-new")
-	b.wait("token form", `document.getElementById('dlg-token').open`, 5*time.Second)
+	b.openNew("token", "dlg-token")
 	b.typeInto("#form-token input[name=name]", "layout check")
 	b.jsClick(`#group-list input[value="1"]`)
 	b.jsClick("#form-token button[type=submit]")

@@ -27,14 +27,7 @@ func TestLiveOutputWithoutLogInBrowser(t *testing.T) {
 	b.signIn("admin", "123456")
 	b.open("/jobinfo", "jobs")
 	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
-	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
-	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
-	b.jsClick("#run-submit")
-	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
-	var logID int64
-	require.Eventually(t, func() bool {
-		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=200", job).Scan(&logID) == nil
-	}, 15*time.Second, 100*time.Millisecond, "the run is dispatched")
+	logID := b.runOnce(db, job, 200)
 
 	b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", logID), "console")
 	b.wait("no log, following the state", `document.getElementById('console-state').dataset.state === 'nolog' && !document.getElementById('console-hint').hidden`, 15*time.Second)

@@ -19,8 +19,7 @@ func TestJobTagsInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `document.querySelectorAll('#jobs-table tr[data-id]').length === 1`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "Monthly invoices")
 	b.typeInto("#job-cron", "0 0 3 1 * ?")
 	b.typeInto("#form-job input[name=executorHandler]", "invoiceHandler")

@@ -50,6 +50,29 @@ func needChromium(t *testing.T) {
 	}
 }
 
+// openNew clicks the page's New button and waits for the form dialog dialogID (of
+// what) to open.
+func (b *browser) openNew(what, dialogID string) {
+	b.t.Helper()
+	b.click("#btn-new")
+	b.wait(what+" form", `document.getElementById('`+dialogID+`').open`, 5*time.Second)
+}
+
+// runOnce runs job once from its row in the jobs list and answers the id of its log
+// row once the admin stored the trigger's outcome with trigger code code.
+func (b *browser) runOnce(db *schematest.DB, job, code int) int64 {
+	b.t.Helper()
+	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
+	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
+	b.jsClick("#run-submit")
+	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
+	var logID int64
+	require.Eventually(b.t, func() bool {
+		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=?", job, code).Scan(&logID) == nil
+	}, 15*time.Second, 100*time.Millisecond, "the run is recorded with trigger code %d", code)
+	return logID
+}
+
 // uiJob is a job row a browser test inserts: a stopped job by "ops", never scheduled
 // (NONE) and in BEAN mode where a field is left empty.
 type uiJob struct {
@@ -379,8 +402,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// Create the executor; it is online at once (the fake registered before).
 	b.open("/jobgroup", "groups")
 	b.wait("executor list", `document.querySelector('#groups-table tr[data-id]')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("executor form", `document.getElementById('dlg-group').open`, 5*time.Second)
+	b.openNew("executor", "dlg-group")
 	b.typeInto("#form-group input[name=appname]", "ui-e2e")
 	b.typeInto("#form-group input[name=title]", "UI walk-through")
 	if v.layout35 {
@@ -422,8 +444,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// Create a CRON job (running), with markup in its description.
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
 	b.typeInto("#form-job input[name=jobDesc]", "Nightly report "+hostile)
 	b.typeInto("#job-cron", "0 0 3 * * ?")
@@ -505,8 +526,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 
 	// A GLUE(Shell) job and its script editor: save a second version.
 	b.open("/jobinfo", "jobs")
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
 	b.typeInto("#form-job input[name=jobDesc]", "Clean temp files")
 	b.selectValue("#job-stype", "NONE")
@@ -571,8 +591,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// A normal user with permission on the new executor.
 	b.open("/user", "users")
 	b.wait("user list", `document.querySelector('#users-table tr[data-id]')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("user form", `document.getElementById('dlg-user').open`, 5*time.Second)
+	b.openNew("user", "dlg-user")
 	b.typeInto("#form-user input[name=username]", "opsuser")
 	b.typeInto("#form-user input[name=password]", "ops-pass1")
 	b.jsClick(fmt.Sprintf(`#perm-list input[value="%d"]`, group))
@@ -684,8 +703,7 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
 	require.False(t, eval[bool](b, `!!document.querySelector('[data-nav="groups"], [data-nav="users"]')`), "no administration menu")
 	require.Equal(t, 1, eval[int](b, `document.querySelectorAll('#jobs-table tr[data-id]').length`), "only the permitted executor's jobs")
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	require.True(t, eval[bool](b, `[...document.querySelectorAll('#job-glue option')].every(o => o.value === 'BEAN' || o.disabled)`), "GLUE run modes closed")
 	b.shot("job-form")
 	b.jsClick("#dlg-job [data-close]")

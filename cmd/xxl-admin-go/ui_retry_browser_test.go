@@ -23,8 +23,7 @@ func TestRetryBackoffInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	hidden := func(sel string) bool {
 		return eval[bool](b, `document.querySelector('#retry-backoff [name=`+sel+`]').closest('label').hidden`)
 	}

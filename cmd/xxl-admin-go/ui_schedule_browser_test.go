@@ -21,8 +21,7 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 
 	b.open("/calendar", "calendars")
 	b.wait("calendar list", `!document.querySelector('#calendars-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("calendar form", `document.getElementById('dlg-calendar').open`, 5*time.Second)
+	b.openNew("calendar", "dlg-calendar")
 	b.typeInto("#form-calendar input[name=name]", "weekends")
 	b.selectValue("#cal-kind", "WEEKLY")
 	b.typeInto("#form-calendar textarea[name=spec]", "SAT,SUN")
@@ -34,8 +33,7 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "New York report")
 	b.typeInto("#job-cron", "0 0 9 * * ?")
 	b.typeInto("#job-zone", "America/New_York")
@@ -65,8 +63,7 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 
 	// A save the server accepts with a warning in its msg says so in a dialog that
 	// stays until it is read, not in the plain "Saved." toast.
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "Saved with a warning")
 	b.typeInto("#job-cron", "0 0 10 * * ?")
 	b.typeInto("#job-handler", "reportHandler")
