@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -18,9 +17,7 @@ import (
 // sees the administration pages and signs out through the provider's end-session
 // endpoint; a member mapped to one executor group sees only that group's jobs.
 func TestConsoleSignInWithOIDCInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	idp := oidctest.Start(t, []oidctest.User{
 		{ID: "u1", Username: "sre-lead", Password: "sre-pass", Groups: []string{"sre"}},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -13,9 +12,7 @@ import (
 // comment of a small script each get a colour of their own.
 // Screenshots: artifacts/screenshots/glue-*.png.
 func TestGlueEditorLanguagesInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	samples := []struct{ glue, src, keyword, str, comment string }{
@@ -30,13 +27,7 @@ func TestGlueEditorLanguagesInBrowser(t *testing.T) {
 	b := newBrowser(t, admin, "glue")
 	b.signIn("admin", "123456")
 	for _, s := range samples {
-		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
-			executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
-			glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
-			VALUES (1, ?, NOW(), NOW(), 'ops', 'NONE', '', 'DO_NOTHING', 'FIRST', '', '', 'SERIAL_EXECUTION', 0, 0, ?, ?, 'first', NOW(), '', 0)`,
-			"glue "+s.glue, s.glue, s.src)
-		var id int
-		require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE glue_type=?", s.glue).Scan(&id))
+		id := uiJob{group: 1, desc: "glue " + s.glue, glueType: s.glue, glueSource: s.src, glueRemark: "first"}.insert(t, db)
 		b.open(fmt.Sprintf("/jobcode?jobId=%d", id), "glue")
 		// The parser highlights in slices of time: wait until every sample token has its span.
 		b.wait("editor of "+s.glue, fmt.Sprintf(`(() => {

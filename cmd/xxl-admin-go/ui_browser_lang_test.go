@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -15,9 +14,7 @@ import (
 // field and reason (under the field while typing, and under the form on saving), and
 // the error goes as soon as the input changes. Screenshots: artifacts/screenshots/lang-*.png.
 func TestServerMessagesInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t, "--xxl.job.i18n=zh_CN")
 	b := newBrowser(t, admin, "lang")
@@ -37,8 +34,7 @@ func TestServerMessagesInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `document.querySelector('#jobs-table tr[data-id]')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "Language check")
 	b.typeInto("#job-handler", "demoJobHandler")
 	b.typeInto("#job-cron", "0 0 25 * * ?")
@@ -85,14 +81,7 @@ func TestServerMessagesInBrowser(t *testing.T) {
 	// has no machine, so the dispatch fails) reads in English in the run history.
 	var job int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Language check'").Scan(&job))
-	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
-	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
-	b.jsClick("#run-submit")
-	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
-	var logID int64
-	require.Eventually(t, func() bool {
-		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=500", job).Scan(&logID) == nil
-	}, 15*time.Second, 100*time.Millisecond, "the run is recorded")
+	logID := b.runOnce(db, job, 500)
 	require.Equal(t, 1, db.Count(t, "xxl_job_log", "id=? AND trigger_msg LIKE '%任务触发类型%'", logID), "stored in the configured language")
 	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")
 	b.wait("log row", fmt.Sprintf(`document.querySelector('#logs-table tr[data-id="%d"]')`, logID), 10*time.Second)

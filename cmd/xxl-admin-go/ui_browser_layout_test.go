@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +15,7 @@ import (
 // whole at 1280, 1400 and 1440 px in every language, and the API token's curl sample
 // stays inside its dialog. Screenshots: artifacts/screenshots/layout-*.png.
 func TestChartAndSamplesInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	// Older than the three days the report loop rewrites, inside the last seven.
@@ -69,8 +66,7 @@ func TestChartAndSamplesInBrowser(t *testing.T) {
 	// The curl sample of a new token wraps inside its dialog at the narrowest width.
 	b.do("viewport 1280", chromedp.EmulateViewport(1280, 900))
 	b.open("/apitoken", "tokens")
-	b.click("#btn-new")
-	b.wait("token form", `document.getElementById('dlg-token').open`, 5*time.Second)
+	b.openNew("token", "dlg-token")
 	b.typeInto("#form-token input[name=name]", "layout check")
 	b.jsClick(`#group-list input[value="1"]`)
 	b.jsClick("#form-token button[type=submit]")

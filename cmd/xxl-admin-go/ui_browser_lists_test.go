@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -60,9 +59,7 @@ func jsString(s string) string { return fmt.Sprintf("%q", s) }
 // (a fresh install) and with five, at 1280 and 1440 px wide, and keep their items
 // working. Screenshots: artifacts/screenshots/rowmenu-*.png.
 func TestRowMenusInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	b := newBrowser(t, admin, "rowmenu")
@@ -74,11 +71,8 @@ func TestRowMenusInBrowser(t *testing.T) {
 			VALUES (1, 1, 'http://127.0.0.1:9999/', 'demoJobHandler', '', NULL, 0, NOW(), 200, 'dispatched<br>ok', NOW(), 200, 'done', 0)`)
 	}
 	addJob := func(n int) {
-		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
-			executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
-			glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
-			VALUES (1, ?, NOW(), NOW(), 'ops', 'CRON', '0 0 3 * * ?', 'DO_NOTHING', 'FIRST', 'demoJobHandler', '', 'SERIAL_EXECUTION', 0, 0,
-			'GLUE_SHELL', 'echo', 'first', NOW(), '', 0)`, fmt.Sprintf("Menu job %d", n))
+		uiJob{group: 1, desc: fmt.Sprintf("Menu job %d", n), scheduleType: "CRON", scheduleConf: "0 0 3 * * ?",
+			handler: "demoJobHandler", glueType: "GLUE_SHELL", glueSource: "echo", glueRemark: "first"}.insert(t, db)
 	}
 	addLog()
 	require.Equal(t, 1, db.Count(t, "xxl_job_info", "1=1"), "a fresh database has one job")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -15,35 +14,20 @@ import (
 // badge turns to success when the run ends — without a reload.
 // Screenshots: artifacts/screenshots/nolog-*.png.
 func TestLiveOutputWithoutLogInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	addr := startNodeExecutorEnv(t, admin, "nolog-app", "e2e-token", "LOG_STORAGE=memory")
 	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES ('nolog-app', 'No log', 1, ?, NOW())", addr)
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='nolog-app'").Scan(&group))
-	db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
-		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
-		glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
-		VALUES (?, 'Quiet job', NOW(), NOW(), 'ops', 'NONE', '', 'DO_NOTHING', 'FIRST', 'slowJobHandler', '4', 'SERIAL_EXECUTION', 0, 0,
-		'BEAN', '', '', NOW(), '', 0)`, group)
-	var job int
-	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Quiet job'").Scan(&job))
+	job := uiJob{group: group, desc: "Quiet job", handler: "slowJobHandler", param: "4"}.insert(t, db)
 
 	b := newBrowser(t, admin, "nolog")
 	b.signIn("admin", "123456")
 	b.open("/jobinfo", "jobs")
 	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
-	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
-	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
-	b.jsClick("#run-submit")
-	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
-	var logID int64
-	require.Eventually(t, func() bool {
-		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=200", job).Scan(&logID) == nil
-	}, 15*time.Second, 100*time.Millisecond, "the run is dispatched")
+	logID := b.runOnce(db, job, 200)
 
 	b.open(fmt.Sprintf("/joblog/logDetailPage?id=%d", logID), "console")
 	b.wait("no log, following the state", `document.getElementById('console-state').dataset.state === 'nolog' && !document.getElementById('console-hint').hidden`, 15*time.Second)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -12,9 +11,7 @@ import (
 // a click on a chip filters the list to the jobs with that tag (the filter field
 // shows it); reset shows every job again. Screenshot: artifacts/screenshots/tags-*.png.
 func TestJobTagsInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	b := newBrowser(t, admin, "tags")
@@ -22,8 +19,7 @@ func TestJobTagsInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `document.querySelectorAll('#jobs-table tr[data-id]').length === 1`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "Monthly invoices")
 	b.typeInto("#job-cron", "0 0 3 1 * ?")
 	b.typeInto("#form-job input[name=executorHandler]", "invoiceHandler")

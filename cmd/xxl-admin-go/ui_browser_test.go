@@ -41,11 +41,73 @@ type browser struct {
 	n    int // screenshots taken
 }
 
-func newBrowser(t *testing.T, base, name string) *browser {
+// needChromium skips the test with one line when Chromium is not installed; a test
+// calls it before it starts an admin.
+func needChromium(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
 	}
+}
+
+// openNew clicks the page's New button and waits for the form dialog dialogID (of
+// what) to open.
+func (b *browser) openNew(what, dialogID string) {
+	b.t.Helper()
+	b.click("#btn-new")
+	b.wait(what+" form", `document.getElementById('`+dialogID+`').open`, 5*time.Second)
+}
+
+// runOnce runs job once from its row in the jobs list and answers the id of its log
+// row once the admin stored the trigger's outcome with trigger code code.
+func (b *browser) runOnce(db *schematest.DB, job, code int) int64 {
+	b.t.Helper()
+	b.jsClick(fmt.Sprintf(`#jobs-table tr[data-id="%d"] [data-action="run-quick"]`, job))
+	b.wait("run dialog", `document.getElementById('dlg-run').open`, 10*time.Second)
+	b.jsClick("#run-submit")
+	b.wait("run sent", `!document.getElementById('dlg-run').open`, 10*time.Second)
+	var logID int64
+	require.Eventually(b.t, func() bool {
+		return db.SQL.QueryRow("SELECT id FROM xxl_job_log WHERE job_id=? AND trigger_code=?", job, code).Scan(&logID) == nil
+	}, 15*time.Second, 100*time.Millisecond, "the run is recorded with trigger code %d", code)
+	return logID
+}
+
+// uiJob is a job row a browser test inserts: a stopped job by "ops", never scheduled
+// (NONE) and in BEAN mode where a field is left empty.
+type uiJob struct {
+	group                                    int
+	desc, author, scheduleType, scheduleConf string
+	handler, param                           string
+	glueType, glueSource, glueRemark         string
+}
+
+// insert adds the job on the admin's MariaDB database and answers its id.
+func (j uiJob) insert(t *testing.T, db *schematest.DB) int {
+	t.Helper()
+	if j.author == "" {
+		j.author = "ops"
+	}
+	if j.scheduleType == "" {
+		j.scheduleType = "NONE"
+	}
+	if j.glueType == "" {
+		j.glueType = "BEAN"
+	}
+	res, err := db.SQL.Exec(`INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf,
+		misfire_strategy, executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout,
+		executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
+		VALUES (?, ?, NOW(), NOW(), ?, ?, ?, 'DO_NOTHING', 'FIRST', ?, ?, 'SERIAL_EXECUTION', 0, 0, ?, ?, ?, NOW(), '', 0)`,
+		j.group, j.desc, j.author, j.scheduleType, j.scheduleConf, j.handler, j.param, j.glueType, j.glueSource, j.glueRemark)
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	return int(id)
+}
+
+func newBrowser(t *testing.T, base, name string) *browser {
+	t.Helper()
+	needChromium(t)
 	shots, err := filepath.Abs("../../artifacts/screenshots")
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(shots, 0o755))
@@ -221,9 +283,7 @@ func (b *browser) selectValue(sel, value string) {
 // path with the public default_token, where the security banner also warns about the
 // token, and as the first on PostgreSQL.
 func TestConsoleInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	for _, v := range []browserVariant{
 		{name: "admin", token: "e2e-token"},
@@ -342,8 +402,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// Create the executor; it is online at once (the fake registered before).
 	b.open("/jobgroup", "groups")
 	b.wait("executor list", `document.querySelector('#groups-table tr[data-id]')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("executor form", `document.getElementById('dlg-group').open`, 5*time.Second)
+	b.openNew("executor", "dlg-group")
 	b.typeInto("#form-group input[name=appname]", "ui-e2e")
 	b.typeInto("#form-group input[name=title]", "UI walk-through")
 	if v.layout35 {
@@ -385,8 +444,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// Create a CRON job (running), with markup in its description.
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
 	b.typeInto("#form-job input[name=jobDesc]", "Nightly report "+hostile)
 	b.typeInto("#job-cron", "0 0 3 * * ?")
@@ -468,8 +526,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 
 	// A GLUE(Shell) job and its script editor: save a second version.
 	b.open("/jobinfo", "jobs")
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.selectValue("#form-job select[name=jobGroup]", strconv.Itoa(group))
 	b.typeInto("#form-job input[name=jobDesc]", "Clean temp files")
 	b.selectValue("#job-stype", "NONE")
@@ -534,8 +591,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	// A normal user with permission on the new executor.
 	b.open("/user", "users")
 	b.wait("user list", `document.querySelector('#users-table tr[data-id]')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("user form", `document.getElementById('dlg-user').open`, 5*time.Second)
+	b.openNew("user", "dlg-user")
 	b.typeInto("#form-user input[name=username]", "opsuser")
 	b.typeInto("#form-user input[name=password]", "ops-pass1")
 	b.jsClick(fmt.Sprintf(`#perm-list input[value="%d"]`, group))
@@ -621,9 +677,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 }
 
 func TestConsoleInBrowserMember(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdmin(t)
 	exe := executortest.Start(t, executortest.Config{AppName: "member-app", AccessToken: "e2e-token", AdminAddresses: admin})
@@ -635,13 +689,8 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='member-app'").Scan(&group))
 	db.Exec(t, "INSERT INTO xxl_job_user (username, password, role, permission) VALUES ('member', SHA2('member-pass', 256), 0, ?)", strconv.Itoa(group))
-	db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, author, schedule_type, schedule_conf, misfire_strategy,
-		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout, executor_fail_retry_count,
-		glue_type, glue_source, glue_remark, glue_updatetime, child_jobid, trigger_status)
-		VALUES (?, 'Long import', NOW(), NOW(), 'member', 'FIX_RATE', '3600', 'DO_NOTHING', 'FIRST', 'slowHandler', '', 'SERIAL_EXECUTION', 0, 0,
-		'BEAN', '', '', NOW(), '', 0)`, group)
-	var job int
-	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc='Long import'").Scan(&job))
+	job := uiJob{group: group, desc: "Long import", author: "member", scheduleType: "FIX_RATE", scheduleConf: "3600",
+		handler: "slowHandler"}.insert(t, db)
 
 	b := newBrowser(t, admin, "member")
 	b.open("/toLogin", "login")
@@ -654,8 +703,7 @@ func TestConsoleInBrowserMember(t *testing.T) {
 	b.wait("job row", fmt.Sprintf(`document.querySelector('#jobs-table tr[data-id="%d"]')`, job), 10*time.Second)
 	require.False(t, eval[bool](b, `!!document.querySelector('[data-nav="groups"], [data-nav="users"]')`), "no administration menu")
 	require.Equal(t, 1, eval[int](b, `document.querySelectorAll('#jobs-table tr[data-id]').length`), "only the permitted executor's jobs")
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	require.True(t, eval[bool](b, `[...document.querySelectorAll('#job-glue option')].every(o => o.value === 'BEAN' || o.disabled)`), "GLUE run modes closed")
 	b.shot("job-form")
 	b.jsClick("#dlg-job [data-close]")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -16,22 +15,15 @@ import (
 // back-off keeps it, and a run waiting for its time shows as scheduled in the run
 // history.
 func TestRetryBackoffInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdminWith(t, nil, "--xxl.job.accessToken=retry-token")
 	b := newBrowser(t, admin, "retry")
-	b.open("/", "login")
-	b.typeInto("#login-user", "admin")
-	b.typeInto("#login-password", "123456")
-	b.click("#login-submit")
-	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+	b.signIn("admin", "123456")
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	hidden := func(sel string) bool {
 		return eval[bool](b, `document.querySelector('#retry-backoff [name=`+sel+`]').closest('label').hidden`)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -14,22 +13,15 @@ import (
 // to it; the form's preview shows the times with their offsets and without the
 // calendar's days; the list shows the zone.
 func TestCalendarAndZoneInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
-	}
+	needChromium(t)
 	t.Parallel()
 	db, admin := startAdminWith(t, nil, "--xxl.job.accessToken=zone-token")
 	b := newBrowser(t, admin, "schedule")
-	b.open("/", "login")
-	b.typeInto("#login-user", "admin")
-	b.typeInto("#login-password", "123456")
-	b.click("#login-submit")
-	b.wait("dashboard", `document.body.dataset.page === "dashboard"`, 20*time.Second)
+	b.signIn("admin", "123456")
 
 	b.open("/calendar", "calendars")
 	b.wait("calendar list", `!document.querySelector('#calendars-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("calendar form", `document.getElementById('dlg-calendar').open`, 5*time.Second)
+	b.openNew("calendar", "dlg-calendar")
 	b.typeInto("#form-calendar input[name=name]", "weekends")
 	b.selectValue("#cal-kind", "WEEKLY")
 	b.typeInto("#form-calendar textarea[name=spec]", "SAT,SUN")
@@ -41,8 +33,7 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 
 	b.open("/jobinfo", "jobs")
 	b.wait("job list", `!document.querySelector('#jobs-table tbody.loading')`, 10*time.Second)
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "New York report")
 	b.typeInto("#job-cron", "0 0 9 * * ?")
 	b.typeInto("#job-zone", "America/New_York")
@@ -72,8 +63,7 @@ func TestCalendarAndZoneInBrowser(t *testing.T) {
 
 	// A save the server accepts with a warning in its msg says so in a dialog that
 	// stays until it is read, not in the plain "Saved." toast.
-	b.click("#btn-new")
-	b.wait("job form", `document.getElementById('dlg-job').open`, 5*time.Second)
+	b.openNew("job", "dlg-job")
 	b.typeInto("#form-job input[name=jobDesc]", "Saved with a warning")
 	b.typeInto("#job-cron", "0 0 10 * * ?")
 	b.typeInto("#job-handler", "reportHandler")

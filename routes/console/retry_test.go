@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"encoding/json"
 	"strconv"
 	"testing"
 
@@ -33,45 +32,32 @@ func TestJobRetryBackoffForm(t *testing.T) {
 		f.Set("retryWaitMs", bad.wait)
 		f.Set("retryCapMs", bad.capMs)
 		f.Set("retryJitter", bad.jitter)
-		require.Equal(t, bad.msg, c.refused("/jobinfo/add", f))
+		require.Equal(t, bad.msg, c.refusedAdd(f))
 	}
 	f.Set("retryWaitMs", "soon")
-	require.Contains(t, c.refused("/jobinfo/add", f), "retryWaitMs")
-	require.Zero(t, b.db.Count(t, "xxl_job_info", "job_desc = 'a job'"), "nothing is saved")
+	require.Contains(t, c.refusedAdd(f), "retryWaitMs")
 
 	f.Set("retryBackoff", "exponential")
 	f.Set("retryWaitMs", "1000")
 	f.Set("retryCapMs", "4000")
 	f.Set("retryJitter", "10")
-	e := c.ok("/jobinfo/add", f)
-	var ids string
-	require.NoError(t, json.Unmarshal(e.payload(), &ids))
-	id, err := strconv.Atoi(ids)
-	require.NoError(t, err)
-	job, err := b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
+	id, ids := addedJob(t, c.ok("/jobinfo/add", f))
 	want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 10}
-	require.Equal(t, want, job.Retry)
+	require.Equal(t, want, b.loadJob(t, id).Retry)
 
 	row := func() map[string]any { return c.listedJob(t, id) }
 	r := row()
 	require.Equal(t, []any{"EXPONENTIAL", 1000.0, 4000.0, 10.0}, []any{r["retryBackoff"], r["retryWaitMs"], r["retryCapMs"], r["retryJitter"]})
 
-	upd := jobForm(1)
-	upd.Set("id", ids)
-	upd.Set("jobDesc", "renamed")
+	upd := renameForm(ids)
 	c.ok("/jobinfo/update", upd)
-	job, err = b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
-	require.Equal(t, want, job.Retry, "an update without the fields keeps the back-off")
+	require.Equal(t, want, b.loadJob(t, id).Retry, "an update without the fields keeps the back-off")
 
 	upd.Set("retryBackoff", "FIXED")
 	upd.Set("retryWaitMs", "30000")
 	upd.Set("retryCapMs", "60000")
 	c.ok("/jobinfo/update", upd)
-	job, err = b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
-	require.Equal(t, schema.RetryBackoff{Kind: schema.RetryFixed, WaitMs: 30000}, job.Retry, "FIXED has no cap")
+	require.Equal(t, schema.RetryBackoff{Kind: schema.RetryFixed, WaitMs: 30000}, b.loadJob(t, id).Retry, "FIXED has no cap")
 
 	upd.Set("retryBackoff", "")
 	c.ok("/jobinfo/update", upd)
@@ -96,23 +82,6 @@ func TestJobRetryBackoffRefusedInChinese(t *testing.T) {
 	}
 }
 
-// listedJob is the row of a job of group 1 in the console's job list.
-func (c *client) listedJob(t *testing.T, id int) map[string]any {
-	t.Helper()
-	e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "1", "triggerStatus", "-1"))
-	var page struct {
-		Data []map[string]any `json:"data"`
-	}
-	require.NoError(t, json.Unmarshal(e.payload(), &page))
-	for _, row := range page.Data {
-		if row["id"].(float64) == float64(id) {
-			return row
-		}
-	}
-	t.Fatalf("job %d not listed: %s", id, e.payload())
-	return nil
-}
-
 // A run accepted and waiting for its time (a claim row: trigger_code 0 and the claim
 // marker, as a retry waiting its back-off) lists with "scheduled": true; other runs
 // list without the field, as upstream's.
@@ -124,13 +93,9 @@ func TestWaitingRunListsAsScheduled(t *testing.T) {
 	sent := b.log(t, 1, job, "http://10.0.0.1:9999/")
 	waiting := b.log(t, 1, job, "")
 	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code = 0, trigger_msg = ? WHERE id = ?", schema.ClaimPrefix+"admin-a:7", waiting)
-	e := c.ok("/joblog/pageList", form("offset", "0", "pagesize", "10", "jobGroup", "1", "jobId", strconv.Itoa(job)))
-	var page struct {
-		Data []map[string]any `json:"data"`
-	}
-	require.NoError(t, json.Unmarshal(e.payload(), &page))
-	require.Len(t, page.Data, 2)
-	for _, row := range page.Data {
+	rows := c.pageRows(t, "/joblog/pageList", form("offset", "0", "pagesize", "10", "jobGroup", "1", "jobId", strconv.Itoa(job)))
+	require.Len(t, rows, 2)
+	for _, row := range rows {
 		switch int64(row["id"].(float64)) {
 		case waiting:
 			require.Equal(t, true, row["scheduled"])

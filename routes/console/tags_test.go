@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"encoding/json"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,27 +17,18 @@ func TestJobTagsForm(t *testing.T) {
 	c := b.admin(t)
 	f := jobForm(1)
 	f.Set("tags", "billing, a b")
-	require.Equal(t, `Tags is not valid: tag "a b": a tag has letters a-z, digits and - _ . : / only`, c.refused("/jobinfo/add", f))
-	require.Zero(t, b.db.Count(t, "xxl_job_info", "job_desc = 'a job'"), "nothing is saved")
+	require.Equal(t, `Tags is not valid: tag "a b": a tag has letters a-z, digits and - _ . : / only`, c.refusedAdd(f))
 
 	f.Set("tags", "Nightly,billing,nightly")
-	var ids string
-	require.NoError(t, json.Unmarshal(c.ok("/jobinfo/add", f).payload(), &ids))
-	id, err := strconv.Atoi(ids)
-	require.NoError(t, err)
+	id, ids := addedJob(t, c.ok("/jobinfo/add", f))
 	other := jobForm(1)
 	other.Set("jobDesc", "untagged")
 	c.ok("/jobinfo/add", other)
 
 	list := func(tag string) map[int][]any {
 		t.Helper()
-		e := c.ok("/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "-1", "triggerStatus", "-1", "tag", tag))
-		var page struct {
-			Data []map[string]any `json:"data"`
-		}
-		require.NoError(t, json.Unmarshal(e.payload(), &page))
 		out := map[int][]any{}
-		for _, row := range page.Data {
+		for _, row := range c.pageRows(t, "/jobinfo/pageList", form("offset", "0", "pagesize", "50", "jobGroup", "-1", "triggerStatus", "-1", "tag", tag)) {
 			tags, _ := row["tags"].([]any)
 			out[int(row["id"].(float64))] = tags
 		}
@@ -49,9 +38,7 @@ func TestJobTagsForm(t *testing.T) {
 	require.Empty(t, list("night"), "whole tags only")
 	require.Len(t, list(""), 3, "no filter: the seed job too")
 
-	upd := jobForm(1)
-	upd.Set("id", ids)
-	upd.Set("jobDesc", "renamed")
+	upd := renameForm(ids)
 	c.ok("/jobinfo/update", upd)
 	require.Equal(t, []any{"billing", "nightly"}, list("billing")[id], "an update without the field keeps the tags")
 	upd.Set("tags", "")

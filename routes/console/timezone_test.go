@@ -66,18 +66,12 @@ func TestJobTimeZoneForm(t *testing.T) {
 	f := jobForm(1)
 	f.Set("scheduleConf", "0 0 9 * * ?")
 	f.Set("timeZone", "Mars/Olympus_Mons")
-	require.Equal(t, `Unknown time zone "Mars/Olympus_Mons": give an IANA zone id such as Europe/Berlin`, c.refused("/jobinfo/add", f))
-	require.Zero(t, b.db.Count(t, "xxl_job_info", "job_desc = 'a job'"), "nothing is saved")
+	require.Equal(t, `Unknown time zone "Mars/Olympus_Mons": give an IANA zone id such as Europe/Berlin`, c.refusedAdd(f))
 
 	f.Set("timeZone", "Asia/Kolkata")
 	f.Set("triggerStatus", "1")
-	e := c.ok("/jobinfo/add", f)
-	var ids string
-	require.NoError(t, json.Unmarshal(e.payload(), &ids))
-	id, err := strconv.Atoi(ids)
-	require.NoError(t, err)
-	job, err := b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
+	id, ids := addedJob(t, c.ok("/jobinfo/add", f))
+	job := b.loadJob(t, id)
 	require.Equal(t, "Asia/Kolkata", job.TimeZone)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	next := time.UnixMilli(job.TriggerNextTime).In(kolkata)
@@ -86,10 +80,8 @@ func TestJobTimeZoneForm(t *testing.T) {
 	list := func() map[string]any { return c.listedJob(t, id) }
 	require.Equal(t, "Asia/Kolkata", list()["timeZone"])
 
-	upd := jobForm(1)
-	upd.Set("id", ids)
+	upd := renameForm(ids)
 	upd.Set("scheduleConf", "0 0 9 * * ?")
-	upd.Set("jobDesc", "renamed")
 	c.ok("/jobinfo/update", upd)
 	require.Equal(t, "Asia/Kolkata", list()["timeZone"], "an update without the field keeps the zone")
 
@@ -97,9 +89,7 @@ func TestJobTimeZoneForm(t *testing.T) {
 	c.ok("/jobinfo/update", upd)
 	row := list()
 	require.NotContains(t, row, "timeZone", "a job in the admin's zone lists as upstream's")
-	job, err = b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
-	require.Equal(t, "09:00:00", time.UnixMilli(job.TriggerNextTime).In(b.db.Loc).Format(time.TimeOnly),
+	require.Equal(t, "09:00:00", time.UnixMilli(b.loadJob(t, id).TriggerNextTime).In(b.db.Loc).Format(time.TimeOnly),
 		"changing the zone of a running job moves its next fire time to 09:00 of the admin's zone")
 	require.Zero(t, b.db.Count(t, schema.JobOptionTable, "job_id = ?", id), "no option row is kept for a job without options")
 
@@ -121,8 +111,7 @@ func TestJobSaveWarnsOfJavaAdmin(t *testing.T) {
 	f.Set("timeZone", "America/New_York")
 	e := c.ok("/jobinfo/add", f)
 	require.Equal(t, "Success", e.msg(), "no other admin: no warning")
-	var ids string
-	require.NoError(t, json.Unmarshal(e.payload(), &ids))
+	_, ids := addedJob(t, e)
 
 	// What a Java admin in the database's zone writes after firing the job at 09:00.
 	last := time.Date(2026, 11, 22, 9, 0, 0, 0, b.db.Loc)
@@ -158,12 +147,7 @@ func TestCalendarsInConsole(t *testing.T) {
 
 	f := jobForm(1)
 	f.Set("calendarIds", strconv.Itoa(cal))
-	e = c.ok("/jobinfo/add", f)
-	var ids string
-	require.NoError(t, json.Unmarshal(e.payload(), &ids))
-	id, _ := strconv.Atoi(ids)
-	job, err := b.store.LoadJob(t.Context(), id)
-	require.NoError(t, err)
-	require.Equal(t, []int{cal}, job.CalendarIDs)
+	id, ids := addedJob(t, c.ok("/jobinfo/add", f))
+	require.Equal(t, []int{cal}, b.loadJob(t, id).CalendarIDs)
 	require.Contains(t, c.refused("/calendar/delete", form("id", strconv.Itoa(cal))), "attached to jobs "+ids)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/xxl-admin-go/xxl-admin-go/routes/workflowjson"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -14,80 +15,22 @@ import (
 // audit) are scheduler/manage's, the work the engine's. Times are the server zone's
 // "yyyy-MM-dd HH:mm:ss", as the API token page's.
 
-// workflowJSON is a workflow as the list and the designer read it.
-type workflowJSON struct {
-	ID              int             `json:"id"`
-	Name            string          `json:"name"`
-	Graph           json.RawMessage `json:"graph"`
-	Groups          []int           `json:"groups"`
-	ScheduleType    string          `json:"scheduleType"`
-	ScheduleConf    string          `json:"scheduleConf"`
-	MisfireStrategy string          `json:"misfireStrategy"`
-	FailurePolicy   string          `json:"failurePolicy"`
-	RunTimeout      int             `json:"runTimeout"`
-	Scheduled       bool            `json:"scheduled"`
-	TimeZone        string          `json:"timeZone"`
-	TriggerNextTime *string         `json:"triggerNextTime"`
-	Author          string          `json:"author"`
-	UpdateTime      *string         `json:"updateTime"`
-}
-
-// workflowRunJSON is a run; Nodes only when one run is read.
-type workflowRunJSON struct {
-	ID          int64           `json:"id"`
-	WorkflowID  int             `json:"workflowId"`
-	Graph       json.RawMessage `json:"graph,omitempty"`
-	State       string          `json:"state"`
-	Input       string          `json:"input"`
-	TriggerType string          `json:"triggerType"`
-	FireTime    *string         `json:"fireTime"`
-	StartTime   *string         `json:"startTime"`
-	EndTime     *string         `json:"endTime"`
-	Msg         string          `json:"msg"`
-	CreateUser  string          `json:"createUser"`
-	Nodes       []nodeRunJSON   `json:"nodes,omitempty"`
-}
-
-// nodeRunJSON is a node of a run: its state, output, rendered parameter and the log
-// of its latest attempt (0 before it fired).
-type nodeRunJSON struct {
-	Name      string  `json:"name"`
-	JobID     int     `json:"jobId"`
-	State     string  `json:"state"`
-	Attempt   int     `json:"attempt"`
-	LogID     int64   `json:"logId"`
-	Param     string  `json:"param"`
-	Output    string  `json:"output"`
-	StartTime *string `json:"startTime"`
-	EndTime   *string `json:"endTime"`
-	Msg       string  `json:"msg"`
-}
+// workflowJSON is a workflow as the list and the designer read it: its next start a
+// date-time.
+type workflowJSON = workflowjson.Workflow[*string]
 
 func (r *call) workflow(w schema.Workflow) workflowJSON {
 	loc := r.k.Manage.Location()
-	groups := w.Groups
-	if groups == nil {
-		groups = []int{}
-	}
-	return workflowJSON{ID: w.ID, Name: w.Name, Graph: rawGraph(w.Graph), Groups: groups, ScheduleType: w.ScheduleType,
-		ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout,
-		Scheduled: w.TriggerStatus == 1, TimeZone: w.TimeZone, TriggerNextTime: localMs(w.TriggerNextTime, loc), Author: w.Author,
-		UpdateTime: localMs(w.UpdateTime, loc)}
+	return workflowjson.NewWorkflow(w, rawGraph(w.Graph), localMs(w.TriggerNextTime, loc), loc)
 }
 
-func (r *call) runOut(w schema.WorkflowRun, nodes []schema.NodeRun) workflowRunJSON {
-	loc := r.k.Manage.Location()
-	out := workflowRunJSON{ID: w.ID, WorkflowID: w.WorkflowID, State: w.State, Input: w.Input, TriggerType: w.TriggerType,
-		FireTime: localMs(w.FireTime, loc), StartTime: localMs(w.StartTime, loc), EndTime: localMs(w.EndTime, loc), Msg: w.Msg,
-		CreateUser: w.CreateUser}
-	if nodes == nil {
-		return out
-	}
-	out.Graph = rawGraph(w.Graph)
-	out.Nodes = make([]nodeRunJSON, len(nodes))
-	for i, n := range nodes {
-		out.Nodes[i] = nodeRunJSON{Name: n.Node, JobID: n.JobID, State: n.State, Attempt: n.Attempt, LogID: n.LogID, Param: n.Param,
-			Output: n.Output, StartTime: localMs(n.StartTime, loc), EndTime: localMs(n.EndTime, loc), Msg: n.Msg}
+// runOut is a run with the user who started it; with its graph and nodes when nodes
+// is not nil (one run read).
+func (r *call) runOut(w schema.WorkflowRun, nodes []schema.NodeRun) workflowjson.Run {
+	out := workflowjson.NewRun(w, nodes, r.k.Manage.Location())
+	out.CreateUser = &w.CreateUser
+	if nodes != nil {
+		out.Graph = rawGraph(w.Graph)
 	}
 	return out
 }
@@ -190,7 +133,7 @@ func workflowRuns(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	out := make([]workflowRunJSON, len(runs))
+	out := make([]workflowjson.Run, len(runs))
 	for i, w := range runs {
 		out[i] = r.runOut(w, nil)
 	}

@@ -3,6 +3,7 @@ package console_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 type wfRow struct {
@@ -216,4 +218,41 @@ func TestWorkflowConsoleOff(t *testing.T) {
 	res := c.post("/workflow/save", form("name", "x", "graph", `{"nodes":[{"name":"a","jobId":1}]}`), console.LangHeader, "zh_TC")
 	require.Equal(t, "工作流未啟用：資料庫中沒有工作流資料表（請執行 `xxl-admin-go schema upgrade`）", res.env(t).msg())
 	require.Equal(t, 0, b.db.Count(t, schema.WorkflowTable, ""))
+}
+
+// The Workflows page's answers to the byte: a workflow with every field set and a
+// hand-edited one (a graph that is not JSON, no groups, never updated); the runs list
+// without graph and nodes; one run with its graph and nodes, a node not yet fired
+// showing null times; the admin's zone (Asia/Shanghai) in every time.
+func TestWorkflowConsoleShape(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34, bundleOpts{workflows: true})
+	c := b.admin(t)
+	g := b.group(t, "wf-shape", "http://127.0.0.1:1")
+	w := schematest.ShapeWorkflows(t, b.store, g, b.job(t, g, "a"))
+	fullJSON := w.Replace(`{"id":$W,"name":"full","graph":{"nodes":[{"name":"A","jobId":$J}],"edges":[]},"groups":[$G],` +
+		`"scheduleType":"CRON","scheduleConf":"0 0 1 * * ?","misfireStrategy":"FIRE_ONCE_NOW","failurePolicy":"CONTINUE",` +
+		`"runTimeout":90,"scheduled":true,"timeZone":"Europe/Berlin","triggerNextTime":"2100-01-01 08:00:00","author":"ann",` +
+		`"updateTime":"2026-09-21 22:13:20"}`)
+	editedJSON := w.Replace(`{"id":$E,"name":"hand-edited","graph":{"nodes":[],"edges":[]},"groups":[],"scheduleType":"NONE",` +
+		`"scheduleConf":"","misfireStrategy":"DO_NOTHING","failurePolicy":"STOP","runTimeout":0,"scheduled":false,"timeZone":"",` +
+		`"triggerNextTime":null,"author":"","updateTime":null}`)
+	runHead := w.Replace(`{"id":$R,"workflowId":$W,`)
+	runTail := `"state":"failed","input":"day=1","triggerType":"CRON","fireTime":"2026-09-21 22:13:21",` +
+		`"startTime":"2026-09-21 22:13:21","endTime":null,"msg":"node A failed","createUser":""`
+	nodes := w.Replace(`"nodes":[{"name":"A","jobId":$J,"state":"succeeded","attempt":2,"logId":41,"param":"p=1",` +
+		`"output":"{\"file\":\"x\"}","startTime":"2026-09-21 22:13:22","endTime":"2026-09-21 22:13:23","msg":""},` +
+		`{"name":"B","jobId":$J,"state":"skipped","attempt":0,"logId":0,"param":"","output":"","startTime":null,"endTime":null,` +
+		`"msg":"upstream failed"}]`)
+	for path, want := range map[string]string{
+		"/workflow/load?id=" + itoa(w.Full):                      fullJSON,
+		"/workflow/load?id=" + itoa(w.Edited):                    editedJSON,
+		"/workflow/pageList?offset=0&pagesize=10":                `{"offset":0,"pagesize":0,"data":[` + editedJSON + `,` + fullJSON + `],"total":2}`,
+		"/workflow/runs?offset=0&pagesize=10&id=" + itoa(w.Full): `{"offset":0,"pagesize":0,"data":[` + runHead + runTail + `}],"total":1}`,
+		"/workflow/run?runId=" + strconv.FormatInt(w.Run, 10):    runHead + `"graph":` + w.Graph + `,` + runTail + `,` + nodes + `}`,
+	} {
+		u, err := url.Parse(path)
+		require.NoError(t, err)
+		require.Equal(t, want, string(c.ok(u.Path, u.Query()).payload()), path)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/workflowjson"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -56,79 +57,16 @@ type workflowBody struct {
 	Pagesize        *int            `json:"pagesize"`
 }
 
-// workflowJSON is a workflow definition as the calls show it.
-type workflowJSON struct {
-	ID              int             `json:"id"`
-	Name            string          `json:"name"`
-	Graph           json.RawMessage `json:"graph"`
-	Groups          []int           `json:"groups"`
-	ScheduleType    string          `json:"scheduleType"`
-	ScheduleConf    string          `json:"scheduleConf"`
-	MisfireStrategy string          `json:"misfireStrategy"`
-	FailurePolicy   string          `json:"failurePolicy"`
-	RunTimeout      int             `json:"runTimeout"`
-	Scheduled       bool            `json:"scheduled"`
-	TimeZone        string          `json:"timeZone"`
-	TriggerNextTime int64           `json:"triggerNextTime"`
-	Author          string          `json:"author"`
-	UpdateTime      *string         `json:"updateTime"`
-}
+// workflowJSON is a workflow definition as the calls show it: its next start in ms
+// since 1970.
+type workflowJSON = workflowjson.Workflow[int64]
 
 func workflowOut(w schema.Workflow, loc *time.Location) workflowJSON {
 	graph := json.RawMessage(w.Graph)
 	if !json.Valid(graph) {
 		graph, _ = json.Marshal(w.Graph) // a hand-edited row: shown as text
 	}
-	return workflowJSON{ID: w.ID, Name: w.Name, Graph: graph, Groups: append([]int{}, w.Groups...), ScheduleType: w.ScheduleType,
-		ScheduleConf: w.ScheduleConf, MisfireStrategy: w.MisfireStrategy, FailurePolicy: w.FailurePolicy, RunTimeout: w.RunTimeout,
-		Scheduled: w.TriggerStatus == 1, TimeZone: w.TimeZone, TriggerNextTime: w.TriggerNextTime, Author: w.Author,
-		UpdateTime: msTime(w.UpdateTime, loc)}
-}
-
-// runJSON is a run as the calls show it; nodes only in getWorkflowRun.
-type runJSON struct {
-	ID          int64      `json:"id"`
-	WorkflowID  int        `json:"workflowId"`
-	State       string     `json:"state"`
-	Input       string     `json:"input"`
-	TriggerType string     `json:"triggerType"`
-	FireTime    *string    `json:"fireTime"`
-	StartTime   *string    `json:"startTime"`
-	EndTime     *string    `json:"endTime"`
-	Msg         string     `json:"msg"`
-	Nodes       []nodeJSON `json:"nodes,omitempty"`
-}
-
-// nodeJSON is a node of a run: its state, output (the handle message its executor
-// reported), rendered parameter and the log of its latest attempt.
-type nodeJSON struct {
-	Name      string  `json:"name"`
-	JobID     int     `json:"jobId"`
-	State     string  `json:"state"`
-	Attempt   int     `json:"attempt"`
-	LogID     int64   `json:"logId"`
-	Param     string  `json:"param"`
-	Output    string  `json:"output"`
-	StartTime *string `json:"startTime"`
-	EndTime   *string `json:"endTime"`
-	Msg       string  `json:"msg"`
-}
-
-func msTime(ms int64, loc *time.Location) *string {
-	if ms == 0 {
-		return nil
-	}
-	return dateTime(time.UnixMilli(ms), loc)
-}
-
-func runOut(r schema.WorkflowRun, nodes []schema.NodeRun, loc *time.Location) runJSON {
-	out := runJSON{ID: r.ID, WorkflowID: r.WorkflowID, State: r.State, Input: r.Input, TriggerType: r.TriggerType,
-		FireTime: msTime(r.FireTime, loc), StartTime: msTime(r.StartTime, loc), EndTime: msTime(r.EndTime, loc), Msg: r.Msg}
-	for _, n := range nodes {
-		out.Nodes = append(out.Nodes, nodeJSON{Name: n.Node, JobID: n.JobID, State: n.State, Attempt: n.Attempt, LogID: n.LogID,
-			Param: n.Param, Output: n.Output, StartTime: msTime(n.StartTime, loc), EndTime: msTime(n.EndTime, loc), Msg: n.Msg})
-	}
-	return out
+	return workflowjson.NewWorkflow(w, graph, w.TriggerNextTime, loc)
 }
 
 // workflowCall carries a workflow call out for an authenticated caller (admit).
@@ -207,15 +145,15 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		var r schema.WorkflowRun
 		var nodes []schema.NodeRun
 		if r, nodes, err = j.Manage.GetWorkflowRun(ctx, p, *b.RunID); err == nil {
-			data = runOut(r, nodes, loc)
+			data = workflowjson.NewRun(r, nodes, loc)
 		}
 	case "listWorkflowRuns":
 		var runs []schema.WorkflowRun
 		var total int
 		if runs, total, err = j.Manage.ListWorkflowRuns(ctx, p, *b.ID, b.Offset, size); err == nil {
-			out := page[runJSON]{Total: total, Offset: b.Offset, Pagesize: size, Items: make([]runJSON, 0, len(runs))}
+			out := page[workflowjson.Run]{Total: total, Offset: b.Offset, Pagesize: size, Items: make([]workflowjson.Run, 0, len(runs))}
 			for _, r := range runs {
-				out.Items = append(out.Items, runOut(r, nil, loc))
+				out.Items = append(out.Items, workflowjson.NewRun(r, nil, loc))
 			}
 			data = out
 		}

@@ -61,6 +61,30 @@ const (
 
 var jobAPIDatabases = []string{onMariaDB, onSQLite}
 
+// onEachDatabase runs test in a parallel subtest on each of jobAPIDatabases, with what
+// setup builds there.
+func onEachDatabase[B any](t *testing.T, setup func(*testing.T, string) B, test func(*testing.T, B)) {
+	t.Helper()
+	for _, database := range jobAPIDatabases {
+		t.Run(database, func(t *testing.T) {
+			t.Parallel()
+			test(t, setup(t, database))
+		})
+	}
+}
+
+// setupJobAPI34On is setupJobAPIOn on a 3.4 database without a limiter.
+func setupJobAPI34On(t *testing.T, database string) jobAPIBundle {
+	t.Helper()
+	return setupJobAPIOn(t, database, schema.Layout34, nil)
+}
+
+// setupLimitedOn is setupJobAPI34On with a limiter that lets one call through.
+func setupLimitedOn(t *testing.T, database string) jobAPIBundle {
+	t.Helper()
+	return setupJobAPIOn(t, database, schema.Layout34, &countLimiter{n: 1})
+}
+
 // newJobAPIDB creates a database of the layout on MariaDB; "3.5" is the 3.4 DDL with
 // HEAD's renamed name columns and per-group tokens.
 func newJobAPIDB(t *testing.T, layout schema.LayoutName) *schematest.DB {
@@ -203,6 +227,18 @@ const (
 
 func withID(body string, id int) string { return strings.Replace(body, "%d", strconv.Itoa(id), 1) }
 
+// addJobIn is addJobBody in executor group group.
+func addJobIn(group int) string {
+	return strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":`+strconv.Itoa(group), 1)
+}
+
+// addGroupB adds executor group 2 ("app-b") listing the stub executor, on a 3.4 database.
+func (b jobAPIBundle) addGroupB(t *testing.T) {
+	t.Helper()
+	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
+		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
+}
+
 // TestJobOpenAPI replays the six calls of HEAD 3.5.0's job OpenAPI (wire-protocol.md
 // §4.5) over HTTP against the admin on MariaDB, on the 2.4, 3.4 and 3.5 layouts, and on
 // an embedded SQLite file, and checks the replies and the rows.
@@ -282,12 +318,7 @@ func TestJobOpenAPI(t *testing.T) {
 // message and change nothing.
 func TestJobOpenAPIRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testJobOpenAPIRefusesBadInput(t, setupJobAPIOn(t, database, schema.Layout34, nil))
-		})
-	}
+	onEachDatabase(t, setupJobAPI34On, testJobOpenAPIRefusesBadInput)
 }
 
 func testJobOpenAPIRefusesBadInput(t *testing.T, b jobAPIBundle) {
@@ -320,12 +351,7 @@ func testJobOpenAPIRefusesBadInput(t *testing.T, b jobAPIBundle) {
 // wrote is refused on update.
 func TestJobOpenAPIRefusesChildLoop(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testJobOpenAPIRefusesChildLoop(t, setupJobAPIOn(t, database, schema.Layout34, nil))
-		})
-	}
+	onEachDatabase(t, setupJobAPI34On, testJobOpenAPIRefusesChildLoop)
 }
 
 func testJobOpenAPIRefusesChildLoop(t *testing.T, b jobAPIBundle) {
@@ -398,9 +424,9 @@ func TestJobOpenAPIGroupToken(t *testing.T) {
 	}
 	own := addedID(t, asA("addJob", addJobBody))
 	require.Equal(t, 1, b.job(t, own).JobGroup)
-	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+	other := addedID(t, b.admin(t, "addJob", addJobIn(2)))
 
-	r := asA("addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1))
+	r := asA("addJob", addJobIn(2))
 	require.Equal(t, 500, r.Code, "another group's job may not be created")
 	for _, uri := range []string{"updateJob", "startJob", "stopJob", "triggerJob", "removeJob"} {
 		r = asA(uri, withID(updateJobBody, other))
@@ -454,12 +480,7 @@ func (l *countLimiter) Wait(context.Context, string) bool {
 // envelope and changes nothing.
 func TestJobOpenAPIRateLimit(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testJobOpenAPIRateLimit(t, setupJobAPIOn(t, database, schema.Layout34, &countLimiter{n: 1}))
-		})
-	}
+	onEachDatabase(t, setupLimitedOn, testJobOpenAPIRateLimit)
 }
 
 func testJobOpenAPIRateLimit(t *testing.T, b jobAPIBundle) {
@@ -480,27 +501,23 @@ func testJobOpenAPIRateLimit(t *testing.T, b jobAPIBundle) {
 // callers that authenticate.
 func TestJobOpenAPIRefusedCallersTakeNoPermits(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			b := setupJobAPIOn(t, database, schema.Layout34, &countLimiter{n: 1})
-			for i := range 30 {
-				for _, headers := range [][]string{
-					{"XXL-JOB-ACCESS-TOKEN", "guess-" + strconv.Itoa(i)},
-					{"XXL-JOB-APPNAME", "xxl-job-executor-sample", "XXL-JOB-ACCESS-TOKEN", "guess"},
-					{"Authorization", fmt.Sprintf("Bearer xat_%043d", i)},
-					{"Authorization", "Bearer xat_junk" + strconv.Itoa(i)},
-				} {
-					r := b.call(t, "startJob", `{"id":1}`, headers...)
-					require.Equal(t, 500, r.Code, "%v: %s", headers, r.msg())
-				}
+	onEachDatabase(t, setupLimitedOn, func(t *testing.T, b jobAPIBundle) {
+		for i := range 30 {
+			for _, headers := range [][]string{
+				{"XXL-JOB-ACCESS-TOKEN", "guess-" + strconv.Itoa(i)},
+				{"XXL-JOB-APPNAME", "xxl-job-executor-sample", "XXL-JOB-ACCESS-TOKEN", "guess"},
+				{"Authorization", fmt.Sprintf("Bearer xat_%043d", i)},
+				{"Authorization", "Bearer xat_junk" + strconv.Itoa(i)},
+			} {
+				r := b.call(t, "startJob", `{"id":1}`, headers...)
+				require.Equal(t, 500, r.Code, "%v: %s", headers, r.msg())
 			}
-			r := b.admin(t, "startJob", `{"id":1}`)
-			require.Equal(t, 200, r.Code, "the permit is still there: %s", r.msg())
-			r = b.admin(t, "stopJob", `{"id":1}`)
-			require.Equal(t, 502, r.Code, "the limiter applies to callers that authenticate")
-		})
-	}
+		}
+		r := b.admin(t, "startJob", `{"id":1}`)
+		require.Equal(t, 200, r.Code, "the permit is still there: %s", r.msg())
+		r = b.admin(t, "stopJob", `{"id":1}`)
+		require.Equal(t, 502, r.Code, "the limiter applies to callers that authenticate")
+	})
 }
 
 // TestJobOpenAPIBoundsRefusedBearers: a bearer call costs a database read, so refused
@@ -603,38 +620,34 @@ func TestJobOpenAPIDocument(t *testing.T) {
 // the envelope and changes nothing.
 func TestJobOpenAPITimeZone(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			b := setupJobAPIOn(t, database, schema.Layout34, nil)
-			zoned := strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Europe/Berlin","glueType"`, 1)
-			id := addedID(t, b.admin(t, "addJob", zoned))
-			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
-			r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
-			require.Equal(t, 200, r.Code, r.msg())
-			var got struct {
-				TimeZone string `json:"timeZone"`
-			}
-			require.NoError(t, json.Unmarshal(r.Data, &got))
-			require.Equal(t, "Europe/Berlin", got.TimeZone)
+	onEachDatabase(t, setupJobAPI34On, func(t *testing.T, b jobAPIBundle) {
+		zoned := strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Europe/Berlin","glueType"`, 1)
+		id := addedID(t, b.admin(t, "addJob", zoned))
+		require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+		r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var got struct {
+			TimeZone string `json:"timeZone"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &got))
+		require.Equal(t, "Europe/Berlin", got.TimeZone)
 
-			upd := strings.Replace(withID(updateJobBody, id), `"FIX_RATE","scheduleConf":"60"`, `"CRON","scheduleConf":"0 0 3 * * ?"`, 1)
-			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
-			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone, "HEAD's body has no timeZone: the zone is kept")
+		upd := strings.Replace(withID(updateJobBody, id), `"FIX_RATE","scheduleConf":"60"`, `"CRON","scheduleConf":"0 0 3 * * ?"`, 1)
+		require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+		require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone, "HEAD's body has no timeZone: the zone is kept")
 
-			bad := strings.Replace(upd, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1)
-			r = b.admin(t, "updateJob", bad)
-			require.Equal(t, 500, r.Code)
-			require.Equal(t, `Unknown time zone "Atlantis/Capital": give an IANA zone id such as Europe/Berlin`, r.msg())
-			require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
-			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1))
-			require.Equal(t, 500, r.Code)
+		bad := strings.Replace(upd, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1)
+		r = b.admin(t, "updateJob", bad)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, `Unknown time zone "Atlantis/Capital": give an IANA zone id such as Europe/Berlin`, r.msg())
+		require.Equal(t, "Europe/Berlin", b.job(t, id).TimeZone)
+		r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"timeZone":"Atlantis/Capital","glueType"`, 1))
+		require.Equal(t, 500, r.Code)
 
-			clear := strings.Replace(upd, `"glueType"`, `"timeZone":"","glueType"`, 1)
-			require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
-			require.Empty(t, b.job(t, id).TimeZone)
-		})
-	}
+		clear := strings.Replace(upd, `"glueType"`, `"timeZone":"","glueType"`, 1)
+		require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
+		require.Empty(t, b.job(t, id).TimeZone)
+	})
 }
 
 // TestJobOpenAPICalendars: calendars are saved, listed and removed through the
@@ -643,48 +656,44 @@ func TestJobOpenAPITimeZone(t *testing.T) {
 // a calendar in use cannot be removed.
 func TestJobOpenAPICalendars(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			b := setupJobAPIOn(t, database, schema.Layout34, nil)
-			r := b.admin(t, "saveCalendar", `{"name":"weekends","kind":"WEEKLY","spec":"SAT,SUN"}`)
-			require.Equal(t, 200, r.Code, r.msg())
-			cal, err := strconv.Atoi(string(r.Data))
-			require.NoError(t, err, string(r.Data))
-			r = b.admin(t, "saveCalendar", `{"name":"bad","kind":"YEARLY","spec":"13-01"}`)
-			require.Equal(t, 500, r.Code)
-			require.Equal(t, `Calendar days: "13-01" is not a day of the year (MM-dd)`, r.msg())
-			r = b.admin(t, "saveCalendar", `{"name":"Weekends","kind":"DATES","spec":"2026-01-01"}`)
-			require.Equal(t, `A calendar named "Weekends" exists already`, r.msg())
+	onEachDatabase(t, setupJobAPI34On, func(t *testing.T, b jobAPIBundle) {
+		r := b.admin(t, "saveCalendar", `{"name":"weekends","kind":"WEEKLY","spec":"SAT,SUN"}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		cal, err := strconv.Atoi(string(r.Data))
+		require.NoError(t, err, string(r.Data))
+		r = b.admin(t, "saveCalendar", `{"name":"bad","kind":"YEARLY","spec":"13-01"}`)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, `Calendar days: "13-01" is not a day of the year (MM-dd)`, r.msg())
+		r = b.admin(t, "saveCalendar", `{"name":"Weekends","kind":"DATES","spec":"2026-01-01"}`)
+		require.Equal(t, `A calendar named "Weekends" exists already`, r.msg())
 
-			r = b.admin(t, "listCalendars", `{}`)
-			require.Equal(t, 200, r.Code, r.msg())
-			var cals []struct {
-				ID   int    `json:"id"`
-				Name string `json:"name"`
-				Kind string `json:"kind"`
-				Spec string `json:"spec"`
-			}
-			require.NoError(t, json.Unmarshal(r.Data, &cals))
-			require.Len(t, cals, 1)
-			require.Equal(t, "weekends", cals[0].Name)
+		r = b.admin(t, "listCalendars", `{}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var cals []struct {
+			ID   int    `json:"id"`
+			Name string `json:"name"`
+			Kind string `json:"kind"`
+			Spec string `json:"spec"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &cals))
+		require.Len(t, cals, 1)
+		require.Equal(t, "weekends", cals[0].Name)
 
-			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[99999],"glueType"`, 1))
-			require.Equal(t, 500, r.Code)
-			require.Equal(t, "Calendar(99999) not found", r.msg())
-			id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[`+strconv.Itoa(cal)+`],"glueType"`, 1)))
-			require.Equal(t, []int{cal}, b.job(t, id).CalendarIDs)
+		r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[99999],"glueType"`, 1))
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, "Calendar(99999) not found", r.msg())
+		id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"calendarIds":[`+strconv.Itoa(cal)+`],"glueType"`, 1)))
+		require.Equal(t, []int{cal}, b.job(t, id).CalendarIDs)
 
-			r = b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`)
-			require.Equal(t, 500, r.Code)
-			require.Equal(t, "The calendar is attached to jobs "+strconv.Itoa(id)+"; detach it from them first", r.msg())
-			upd := strings.Replace(withID(updateJobBody, id), `"glueType"`, `"calendarIds":[],"glueType"`, 1)
-			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
-			require.Empty(t, b.job(t, id).CalendarIDs)
-			require.Equal(t, 200, b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`).Code)
-			require.Zero(t, b.db.Count(t, schema.CalendarTable, ""))
-		})
-	}
+		r = b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, "The calendar is attached to jobs "+strconv.Itoa(id)+"; detach it from them first", r.msg())
+		upd := strings.Replace(withID(updateJobBody, id), `"glueType"`, `"calendarIds":[],"glueType"`, 1)
+		require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+		require.Empty(t, b.job(t, id).CalendarIDs)
+		require.Equal(t, 200, b.admin(t, "removeCalendar", `{"id":`+strconv.Itoa(cal)+`}`).Code)
+		require.Zero(t, b.db.Count(t, schema.CalendarTable, ""))
+	})
 }
 
 // TestJobOpenAPIBucketPerCredential: the limiter gives each credential its own
@@ -744,41 +753,37 @@ func TestJobOpenAPIBucketPerCredential(t *testing.T) {
 // envelope and changes nothing; an empty retryBackoff retries at once again.
 func TestJobOpenAPIRetryBackoff(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			b := setupJobAPIOn(t, database, schema.Layout34, nil)
-			backoff := `"retryBackoff":"EXPONENTIAL","retryWaitMs":1000,"retryCapMs":4000,"retryJitter":20,"glueType"`
-			id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, backoff, 1)))
-			want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 20}
-			require.Equal(t, want, b.job(t, id).Retry)
-			r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
-			require.Equal(t, 200, r.Code, r.msg())
-			var got struct {
-				RetryBackoff string `json:"retryBackoff"`
-				RetryWaitMs  int64  `json:"retryWaitMs"`
-				RetryCapMs   int64  `json:"retryCapMs"`
-				RetryJitter  int    `json:"retryJitter"`
-			}
-			require.NoError(t, json.Unmarshal(r.Data, &got))
-			require.Equal(t, []any{"EXPONENTIAL", int64(1000), int64(4000), 20}, []any{got.RetryBackoff, got.RetryWaitMs, got.RetryCapMs, got.RetryJitter})
+	onEachDatabase(t, setupJobAPI34On, func(t *testing.T, b jobAPIBundle) {
+		backoff := `"retryBackoff":"EXPONENTIAL","retryWaitMs":1000,"retryCapMs":4000,"retryJitter":20,"glueType"`
+		id := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, backoff, 1)))
+		want := schema.RetryBackoff{Kind: schema.RetryExponential, WaitMs: 1000, CapMs: 4000, Jitter: 20}
+		require.Equal(t, want, b.job(t, id).Retry)
+		r := b.admin(t, "getJob", `{"id":`+strconv.Itoa(id)+`}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var got struct {
+			RetryBackoff string `json:"retryBackoff"`
+			RetryWaitMs  int64  `json:"retryWaitMs"`
+			RetryCapMs   int64  `json:"retryCapMs"`
+			RetryJitter  int    `json:"retryJitter"`
+		}
+		require.NoError(t, json.Unmarshal(r.Data, &got))
+		require.Equal(t, []any{"EXPONENTIAL", int64(1000), int64(4000), 20}, []any{got.RetryBackoff, got.RetryWaitMs, got.RetryCapMs, got.RetryJitter})
 
-			upd := withID(updateJobBody, id)
-			require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
-			require.Equal(t, want, b.job(t, id).Retry, "HEAD's body has no retryBackoff: the back-off is kept")
+		upd := withID(updateJobBody, id)
+		require.Equal(t, 200, b.admin(t, "updateJob", upd).Code)
+		require.Equal(t, want, b.job(t, id).Retry, "HEAD's body has no retryBackoff: the back-off is kept")
 
-			bad := strings.Replace(upd, `"glueType"`, `"retryBackoff":"EXPONENTIAL","retryWaitMs":5000,"retryCapMs":1000,"glueType"`, 1)
-			r = b.admin(t, "updateJob", bad)
-			require.Equal(t, 500, r.Code)
-			require.Equal(t, "The longest retry wait (1000 ms) must not be shorter than the first (5000 ms)", r.msg())
-			require.Equal(t, want, b.job(t, id).Retry)
-			r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"retryBackoff":"RANDOM","retryWaitMs":5000,"glueType"`, 1))
-			require.Equal(t, 500, r.Code)
-			require.Contains(t, r.msg(), `Unknown retry wait "RANDOM"`)
+		bad := strings.Replace(upd, `"glueType"`, `"retryBackoff":"EXPONENTIAL","retryWaitMs":5000,"retryCapMs":1000,"glueType"`, 1)
+		r = b.admin(t, "updateJob", bad)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, "The longest retry wait (1000 ms) must not be shorter than the first (5000 ms)", r.msg())
+		require.Equal(t, want, b.job(t, id).Retry)
+		r = b.admin(t, "addJob", strings.Replace(addJobBody, `"glueType"`, `"retryBackoff":"RANDOM","retryWaitMs":5000,"glueType"`, 1))
+		require.Equal(t, 500, r.Code)
+		require.Contains(t, r.msg(), `Unknown retry wait "RANDOM"`)
 
-			clear := strings.Replace(upd, `"glueType"`, `"retryBackoff":"","glueType"`, 1)
-			require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
-			require.Zero(t, b.job(t, id).Retry)
-		})
-	}
+		clear := strings.Replace(upd, `"glueType"`, `"retryBackoff":"","glueType"`, 1)
+		require.Equal(t, 200, b.admin(t, "updateJob", clear).Code)
+		require.Zero(t, b.job(t, id).Retry)
+	})
 }

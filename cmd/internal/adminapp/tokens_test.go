@@ -75,7 +75,7 @@ func (b tokenBundle) bearer(t *testing.T, secret, uri, body string) apiReply {
 func writeBodies(id int, group int) map[string]string {
 	ids := `{"id":` + strconv.Itoa(id) + `}`
 	return map[string]string{
-		"addJob":     strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":`+strconv.Itoa(group), 1),
+		"addJob":     addJobIn(group),
 		"updateJob":  withID(updateJobBody, id),
 		"startJob":   ids,
 		"stopJob":    ids,
@@ -90,18 +90,12 @@ func writeBodies(id int, group int) map[string]string {
 // neither stored nor shown again.
 func TestAPITokenScope(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testAPITokenScope(t, setupTokensOn(t, database))
-		})
-	}
+	onEachDatabase(t, setupTokensOn, testAPITokenScope)
 }
 
 func testAPITokenScope(t *testing.T, b tokenBundle) {
-	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
-	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+	b.addGroupB(t)
+	other := addedID(t, b.admin(t, "addJob", addJobIn(2)))
 	require.Equal(t, 200, b.admin(t, "triggerJob", `{"id":`+strconv.Itoa(other)+`}`).Code)
 	var otherLog int64
 	require.NoError(t, b.db.SQL.QueryRow("SELECT MAX(id) FROM xxl_job_log WHERE job_id = ?", other).Scan(&otherLog))
@@ -367,12 +361,7 @@ func testAPITokenScope(t *testing.T, b tokenBundle) {
 // credentials keep working.
 func TestAPITokenWithoutTable(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testAPITokenWithoutTable(t, setupTokensOn(t, database))
-		})
-	}
+	onEachDatabase(t, setupTokensOn, testAPITokenWithoutTable)
 }
 
 func testAPITokenWithoutTable(t *testing.T, b tokenBundle) {
@@ -391,17 +380,11 @@ func testAPITokenWithoutTable(t *testing.T, b tokenBundle) {
 // attempts are in the audit log with who and from where — and the secret is not.
 func TestAPITokenAudit(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testAPITokenAudit(t, setupTokensOn(t, database))
-		})
-	}
+	onEachDatabase(t, setupTokensOn, testAPITokenAudit)
 }
 
 func testAPITokenAudit(t *testing.T, b tokenBundle) {
-	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
+	b.addGroupB(t)
 	rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
 	ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
 	actor := "token:" + strconv.Itoa(rw.ID) + ":deploy"
@@ -418,7 +401,7 @@ func testAPITokenAudit(t *testing.T, b tokenBundle) {
 	require.Equal(t, reads, b.db.Count(t, "xxl_admin_audit", ""), "reads are not changes")
 
 	// Refused changes: out of the token's groups, read-only, revoked.
-	require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)).Code)
+	require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", addJobIn(2)).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.add' AND actor = ? AND outcome = 'denied'", actor))
 	require.Equal(t, 500, b.bearer(t, ro.Secret, "stopJob", `{"id":`+strconv.Itoa(id)+`}`).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'job.stop' AND actor = ? AND actor_kind = 'api_token' AND target_id = ? AND outcome = 'denied'",
@@ -448,9 +431,7 @@ func TestAPITokenTableCreatedAtStart(t *testing.T) {
 			base, logs := serveConsole(t, db.SQL, db.Loc, "--xxl.job.accessToken=api-token", "--xxl.job.i18n=en")
 			require.Contains(t, logs.String(), "created table xxl_admin_api_token")
 			require.Zero(t, db.Count(t, schema.APITokenTable, ""))
-			b := tokenBundle{jobAPIBundle: jobAPIBundle{db: db, base: base}, console: newConsoleClient(t, base)}
-			_, body := b.console.post("/auth/doLogin", url.Values{"userName": {"admin"}, "password": {"123456"}}, "")
-			require.Contains(t, body, `"code":200`)
+			b := signInTokens(t, jobAPIBundle{db: db, base: base})
 			tok := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
 			r := b.bearer(t, tok.Secret, "getJob", `{"id":1}`)
 			require.Equal(t, 200, r.Code, r.msg())
@@ -476,39 +457,34 @@ func TestAPITokenTableCreatedAtStart(t *testing.T) {
 // admin's log counts the rest.
 func TestAPITokenAuditBoundsDenials(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			b := setupTokensOn(t, database)
-			b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-				VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
-			rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
-			ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
-			gone := b.createToken(t, url.Values{"name": {"old"}, "groups": {"1"}})
-			_, body := b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(gone.ID)}}, "")
-			require.Contains(t, body, `"code":200`)
-			denied := func(tok createdToken) int {
-				return b.db.Count(t, "xxl_admin_audit", "outcome = 'denied' AND actor = ?", "token:"+strconv.Itoa(tok.ID)+":"+tok.Name)
-			}
+	onEachDatabase(t, setupTokensOn, func(t *testing.T, b tokenBundle) {
+		b.addGroupB(t)
+		rw := b.createToken(t, url.Values{"name": {"deploy"}, "groups": {"1"}})
+		ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
+		gone := b.createToken(t, url.Values{"name": {"old"}, "groups": {"1"}})
+		_, body := b.console.post("/apitoken/revoke", url.Values{"id": {strconv.Itoa(gone.ID)}}, "")
+		require.Contains(t, body, `"code":200`)
+		denied := func(tok createdToken) int {
+			return b.db.Count(t, "xxl_admin_audit", "outcome = 'denied' AND actor = ?", "token:"+strconv.Itoa(tok.ID)+":"+tok.Name)
+		}
 
-			for range 40 {
-				require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)).Code)
-				require.Equal(t, 500, b.bearer(t, ro.Secret, "stopJob", `{"id":1}`).Code)
-			}
-			require.Equal(t, 1, denied(rw), "out of its groups, 40 times")
-			require.Equal(t, 1, denied(ro), "read-only, 40 times")
-			for i := range 40 {
-				require.Equal(t, 500, b.bearer(t, ro.Secret, "startJob", `{"id":`+strconv.Itoa(1000+i)+`}`).Code)
-			}
-			require.Equal(t, 10, denied(ro), "read-only, on 40 jobs: at most 10 a minute")
-			for range 40 {
-				require.NotEqual(t, 200, b.bearer(t, gone.Secret, "removeJob", `{"id":1}`).Code)
-			}
-			require.Equal(t, 1, denied(gone), "revoked, 40 times")
-			require.Equal(t, 12, b.db.Count(t, "xxl_admin_audit", "outcome = 'denied'"))
-			require.Contains(t, b.logs.String(), "audit: repeated denied attempts not recorded")
-		})
-	}
+		for range 40 {
+			require.Equal(t, 500, b.bearer(t, rw.Secret, "addJob", addJobIn(2)).Code)
+			require.Equal(t, 500, b.bearer(t, ro.Secret, "stopJob", `{"id":1}`).Code)
+		}
+		require.Equal(t, 1, denied(rw), "out of its groups, 40 times")
+		require.Equal(t, 1, denied(ro), "read-only, 40 times")
+		for i := range 40 {
+			require.Equal(t, 500, b.bearer(t, ro.Secret, "startJob", `{"id":`+strconv.Itoa(1000+i)+`}`).Code)
+		}
+		require.Equal(t, 10, denied(ro), "read-only, on 40 jobs: at most 10 a minute")
+		for range 40 {
+			require.NotEqual(t, 200, b.bearer(t, gone.Secret, "removeJob", `{"id":1}`).Code)
+		}
+		require.Equal(t, 1, denied(gone), "revoked, 40 times")
+		require.Equal(t, 12, b.db.Count(t, "xxl_admin_audit", "outcome = 'denied'"))
+		require.Contains(t, b.logs.String(), "audit: repeated denied attempts not recorded")
+	})
 }
 
 // Ids past the INT columns' 32 bits, in the job OpenAPI's bodies and the console's

@@ -20,19 +20,13 @@ import (
 // every change and denial is in the audit log; on MariaDB and an embedded file.
 func TestWorkflowOpenAPIScope(t *testing.T) {
 	t.Parallel()
-	for _, database := range jobAPIDatabases {
-		t.Run(database, func(t *testing.T) {
-			t.Parallel()
-			testWorkflowOpenAPIScope(t, setupTokensOn(t, database))
-		})
-	}
+	onEachDatabase(t, setupTokensOn, testWorkflowOpenAPIScope)
 }
 
 func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
-	b.db.Exec(t, `INSERT INTO xxl_job_group (id, app_name, title, address_type, address_list, update_time)
-		VALUES (2, 'app-b', 'B', 1, ?, ?)`, b.exec, time.Now())
+	b.addGroupB(t)
 	own := addedID(t, b.admin(t, "addJob", addJobBody))
-	other := addedID(t, b.admin(t, "addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":2`, 1)))
+	other := addedID(t, b.admin(t, "addJob", addJobIn(2)))
 	rw := b.createToken(t, url.Values{"name": {"etl"}, "groups": {"1"}})
 	ro := b.createToken(t, url.Values{"name": {"viewer"}, "groups": {"1"}, "readOnly": {"1"}})
 	actor := "token:" + strconv.Itoa(rw.ID) + ":etl"
@@ -202,5 +196,41 @@ func TestWorkflowTablesMissing(t *testing.T) {
 			require.Contains(t, r.msg(), "schema upgrade", uri)
 		}
 		require.Equal(t, 200, call(base, "triggerJob", `{"id":1}`).Code, "the job calls work")
+	})
+}
+
+// TestWorkflowOpenAPIShape pins the read calls' answers to the byte: a workflow with
+// every field set and a hand-edited one (its graph shown as text), the runs list
+// without nodes, and one run with its nodes, a node not yet fired showing null times;
+// the admin's zone (Asia/Shanghai) in every date-time, the next start in ms since 1970.
+func TestWorkflowOpenAPIShape(t *testing.T) {
+	t.Parallel()
+	onEachDatabase(t, setupJobAPI34On, func(t *testing.T, b jobAPIBundle) {
+		w := schematest.ShapeWorkflows(t, b.store, 1, addedID(t, b.admin(t, "addJob", addJobBody)))
+		full := w.Replace(`{"id":$W,"name":"full","graph":{"nodes":[{"name":"A","jobId":$J}],"edges":[]},"groups":[$G],` +
+			`"scheduleType":"CRON","scheduleConf":"0 0 1 * * ?","misfireStrategy":"FIRE_ONCE_NOW","failurePolicy":"CONTINUE",` +
+			`"runTimeout":90,"scheduled":true,"timeZone":"Europe/Berlin","triggerNextTime":4102444800000,"author":"ann",` +
+			`"updateTime":"2026-09-21 22:13:20"}`)
+		edited := w.Replace(`{"id":$E,"name":"hand-edited","graph":"{nodes","groups":[],"scheduleType":"NONE",` +
+			`"scheduleConf":"","misfireStrategy":"DO_NOTHING","failurePolicy":"STOP","runTimeout":0,"scheduled":false,` +
+			`"timeZone":"","triggerNextTime":0,"author":"","updateTime":null}`)
+		run := w.Replace(`{"id":$R,"workflowId":$W,"state":"failed","input":"day=1","triggerType":"CRON",` +
+			`"fireTime":"2026-09-21 22:13:21","startTime":"2026-09-21 22:13:21","endTime":null,"msg":"node A failed"`)
+		nodes := w.Replace(`"nodes":[{"name":"A","jobId":$J,"state":"succeeded","attempt":2,"logId":41,"param":"p=1",` +
+			`"output":"{\"file\":\"x\"}","startTime":"2026-09-21 22:13:22","endTime":"2026-09-21 22:13:23","msg":""},` +
+			`{"name":"B","jobId":$J,"state":"skipped","attempt":0,"logId":0,"param":"","output":"","startTime":null,` +
+			`"endTime":null,"msg":"upstream failed"}]`)
+		for call, want := range map[string]string{
+			w.Replace(`getWorkflow {"id":$W}`):       full,
+			w.Replace(`getWorkflow {"id":$E}`):       edited,
+			`listWorkflows {"pagesize":5}`:           `{"total":2,"offset":0,"pagesize":5,"items":[` + edited + `,` + full + `]}`,
+			w.Replace(`listWorkflowRuns {"id":$W}`):  `{"total":1,"offset":0,"pagesize":20,"items":[` + run + `}]}`,
+			w.Replace(`getWorkflowRun {"runId":$R}`): run + `,` + nodes + `}`,
+		} {
+			uri, body, _ := strings.Cut(call, " ")
+			r := b.admin(t, uri, body)
+			require.Equal(t, 200, r.Code, r.msg())
+			require.Equal(t, want, string(r.Data), call)
+		}
 	})
 }
