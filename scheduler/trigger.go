@@ -71,6 +71,11 @@ type TriggerRequest struct {
 	groupLoaded bool
 	// burst marks the fires the ring sends at a second's boundary (see quiet).
 	burst bool
+	// fire is the claimed read-ahead fire this request sends, judged (foldLate) for
+	// the second that begins at judgedMs; sent in a later second, it is judged again
+	// (see recheck). Zero for other triggers.
+	fire     ringItem
+	judgedMs int64
 	// code, when set, receives the trigger code of the (first) log row once its
 	// outcome is written (TriggerNode).
 	code *int
@@ -134,6 +139,14 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	}
 	if err != nil {
 		return err
+	}
+	if req.judgedMs > 0 && !req.accepted && secondOf(s.clock.Now().UnixMilli()) > req.judgedMs {
+		// Taken by the pool in a later second than the one it was judged for.
+		send := s.recheck(ctx, []ringItem{req.fire})
+		if len(send) == 0 {
+			return nil // closed, another admin's, or held for the next tick
+		}
+		req.Type, req.fire, req.judgedMs = send[0].Type, send[0], secondOf(s.clock.Now().UnixMilli())
 	}
 	if s.lateAtSend(req, job) {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgLateAtSend, true)
