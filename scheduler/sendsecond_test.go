@@ -126,10 +126,10 @@ func TestPausedPastItsSecondSendsNothingTakenOver(t *testing.T) {
 }
 
 // A fire the trigger pools take only in a later second than the one it was prepared
-// for (full pools, a pause between the ring's hand-off and the send) is judged again
-// then: beside a later fire of its job due in that second it is not sent; alone it
-// goes out, late.
-func TestLateInThePoolsYieldsToLaterFire(t *testing.T) {
+// for (full pools, a pause between the ring's hand-off and the send) is not sent by
+// the pool: the next ring tick judges it with that second's fires. Beside a later
+// fire of its job due in that second it is merged; alone it goes out, late.
+func TestLateInThePoolsIsJudgedAgain(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
 	ex := b.executor(t, executortest.KindJava342)
@@ -141,19 +141,34 @@ func TestLateInThePoolsYieldsToLaterFire(t *testing.T) {
 	b.scanAt(t, t0)
 	b.scanAt(t, t0) // claims t0+1 and t0+2 of the busy job, t0+1 of the other
 	ctx := context.Background()
-	first := claimOf(t, b, busy, t0.Add(time.Second))
-	b.clock.Set(t0.Add(2200 * time.Millisecond))
-	require.NoError(t, b.sched.SendJudged(ctx, first, t0.Add(time.Second)))
-	require.NoError(t, b.sched.SendJudged(ctx, claimOf(t, b, busy, t0.Add(2*time.Second)), t0.Add(2*time.Second)))
-	require.Equal(t, []int64{2}, sendSeconds(ex)[busy], "one run in the second t0+2")
-	l, err := b.store.LoadLog(ctx, first.LogID)
-	require.NoError(t, err)
-	require.Equal(t, 500, l.TriggerCode)
-	require.Contains(t, l.TriggerMsg, "merged")
-
-	// The other job's next fire is a minute away: its fire of t0+1 goes out late.
-	require.NoError(t, b.sched.SendJudged(ctx, claimOf(t, b, alone, t0.Add(time.Second)), t0.Add(time.Second)))
-	require.Equal(t, []int64{2}, sendSeconds(ex)[alone], "sent late, in the second it went out")
+	b.clock.Set(t0.Add(750 * time.Millisecond))
+	due := b.sched.TakeDue(t0.Add(time.Second)) // prepared for t0+1 …
+	require.Len(t, due, 2)
+	b.clock.Set(t0.Add(2100 * time.Millisecond)) // … and taken by the pools at t0+2.1
+	for _, c := range due {
+		require.NoError(t, b.sched.SendJudged(ctx, c, t0.Add(time.Second)))
+	}
+	require.Empty(t, ex.Triggers(), "a pool sends nothing past the second it was judged for")
+	// The tick of t0+3 (prepared at t0+2.75) judges them with the overdue t0+2: the busy
+	// job's next fire (t0+3) is due, so its late fires yield; the other goes out late.
+	b.clock.Set(t0.Add(2750 * time.Millisecond))
+	b.sched.RingTickAt(t0.Add(3*time.Second), advance(b.clock))
+	b.idle(t)
+	b.scanAt(t, t0.Add(3500*time.Millisecond)) // the scan sends the overdue t0+3 at once
+	b.idle(t)
+	sent := sendSeconds(ex)
+	require.Equal(t, []int64{3}, sent[busy], "one run in the second t0+3")
+	require.Equal(t, []int64{3}, sent[alone], "sent late, in the second it went out")
+	merged := 0
+	for _, l := range b.logs(t, busy) {
+		if l.TriggerCode == 500 && strings.Contains(l.TriggerMsg, "merged") {
+			merged++
+		}
+		if !l.TriggerTime.After(t0.Add(3 * time.Second)) {
+			require.NotZero(t, l.TriggerCode, "log %d left open", l.ID)
+		}
+	}
+	require.Equal(t, 2, merged, "the fires of t0+1 and t0+2")
 }
 
 // Graceful hand-over: A sent its current second and retires with later seconds read

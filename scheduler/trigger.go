@@ -141,12 +141,12 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 		return err
 	}
 	if req.judgedMs > 0 && !req.accepted && secondOf(s.clock.Now().UnixMilli()) > req.judgedMs {
-		// Taken by the pool in a later second than the one it was judged for.
-		send := s.recheck(ctx, []ringItem{req.fire})
-		if len(send) == 0 {
-			return nil // closed, another admin's, or held for the next tick
-		}
-		req.Type, req.fire, req.judgedMs = send[0].Type, send[0], secondOf(s.clock.Now().UnixMilli())
+		// Taken by the pool in a later second than the one it was judged for (full
+		// pools, a paused process): the next ring tick judges it again with that
+		// second's fires (recheck), in one batch, rather than each worker reading the
+		// database for its own.
+		s.hold([]ringItem{req.fire})
+		return nil
 	}
 	if s.lateAtSend(req, job) {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgLateAtSend, true)
