@@ -374,6 +374,7 @@ func (s *Scheduler) burstSent() {
 
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
+	defer s.ringStopped.Store(true)
 	stop, stopping := s.stopRing, false
 	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring
 	// finishes the second it is preparing, then ticks on until it is empty, or stops
@@ -393,7 +394,7 @@ func (s *Scheduler) ringLoop() {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
 		s.ringTick(boundaryMs, sleep)
-		if stopping && (s.ring.size() == 0 || s.handOff.Load()) {
+		if stopping && (s.ring.size()+s.pendingFires() == 0 || s.handOff.Load()) {
 			return
 		}
 	}

@@ -176,6 +176,9 @@ type Scheduler struct {
 	ringTicked atomic.Int64
 	// preparing counts prepares waiting on the database (see overloaded).
 	preparing atomic.Int32
+	// ringStopped is set when the ring loop has ended (Stop): no tick judges held
+	// fires any more.
+	ringStopped atomic.Bool
 	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
 	// in which trigger outcomes and callback results are not written (see quiet);
 	// burstLeft counts the fires sent at the boundary that are still being sent.
