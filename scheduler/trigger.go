@@ -122,6 +122,21 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if req.accepted {
 		defer s.accepted.inflight.Delete(req.ClaimLogID)
 	}
+	if req.judgedMs > 0 && !req.accepted && secondOf(s.clock.Now().UnixMilli()) > req.judgedMs {
+		// Taken by the pool in a later second than the one it was judged for (full
+		// pools, a paused process): the next ring tick judges it again with that
+		// second's fires, in one batch, rather than each worker reading the database
+		// for its own. Once the ring has stopped, it is judged here (recheck).
+		if !s.ringStopped.Load() {
+			s.hold([]ringItem{req.fire})
+			return nil
+		}
+		send := s.recheck(ctx, []ringItem{req.fire})
+		if len(send) == 0 {
+			return nil
+		}
+		req.Type, req.fire, req.judgedMs = send[0].Type, send[0], secondOf(s.clock.Now().UnixMilli())
+	}
 	var job schema.Job
 	var err error
 	if req.job != nil {
@@ -139,21 +154,6 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	}
 	if err != nil {
 		return err
-	}
-	if req.judgedMs > 0 && !req.accepted && secondOf(s.clock.Now().UnixMilli()) > req.judgedMs {
-		// Taken by the pool in a later second than the one it was judged for (full
-		// pools, a paused process): the next ring tick judges it again with that
-		// second's fires, in one batch, rather than each worker reading the database
-		// for its own. Once the ring has stopped, it is judged here (recheck).
-		if !s.ringStopped.Load() {
-			s.hold([]ringItem{req.fire})
-			return nil
-		}
-		send := s.recheck(ctx, []ringItem{req.fire})
-		if len(send) == 0 {
-			return nil
-		}
-		req.Type, req.fire, req.judgedMs = send[0].Type, send[0], secondOf(s.clock.Now().UnixMilli())
 	}
 	if s.lateAtSend(req, job) {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgLateAtSend, true)
