@@ -374,7 +374,6 @@ func (s *Scheduler) burstSent() {
 
 func (s *Scheduler) ringLoop() {
 	defer s.wgRing.Done()
-	defer s.ringStopped.Store(true)
 	stop, stopping := s.stopRing, false
 	// sleep waits d on the scheduler's clock. A stop does not cut it short: the ring
 	// finishes the second it is preparing, then ticks on until it is empty, or stops

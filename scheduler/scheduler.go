@@ -176,9 +176,6 @@ type Scheduler struct {
 	ringTicked atomic.Int64
 	// preparing counts prepares waiting on the database (see overloaded).
 	preparing atomic.Int32
-	// ringStopped is set when the ring loop has ended (Stop): no tick judges held
-	// fires any more.
-	ringStopped atomic.Bool
 	// quietUntil (wall clock, Unix ns) ends the moment after each second's boundary
 	// in which trigger outcomes and callback results are not written (see quiet);
 	// burstLeft counts the fires sent at the boundary that are still being sent.
@@ -419,9 +416,9 @@ func (s *Scheduler) handOver(ctx context.Context) {
 		}
 		nowMs := s.clock.Now().UnixMilli()
 		next := nowMs - nowMs%1000 + 1000
-		// Fires the pools held back (taken past their second) are judged and sent
-		// by a tick of this admin first: their seconds are at or below its sent-up-to
-		// mark, so another admin would close them as uncertain instead.
+		// Fires held back (a database error when they were to go out) are judged and
+		// sent by a tick of this admin first: their seconds are at or below its
+		// sent-up-to mark, so another admin would close them as uncertain instead.
 		if s.pendingFires() == 0 && s.offer(ctx, time.UnixMilli(next-ringLead.Milliseconds()-50)) {
 			s.log.Info("handed read-ahead fires to the other admins", "count", n, "sent_meanwhile", sent)
 			s.dropReadAhead()

@@ -122,20 +122,18 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if req.accepted {
 		defer s.accepted.inflight.Delete(req.ClaimLogID)
 	}
-	if req.judgedMs > 0 && !req.accepted && secondOf(s.clock.Now().UnixMilli()) > req.judgedMs {
-		// Taken by the pool in a later second than the one it was judged for (full
-		// pools, a paused process): the next ring tick judges it again with that
-		// second's fires, in one batch, rather than each worker reading the database
-		// for its own. Once the ring has stopped, it is judged here (recheck).
-		if !s.ringStopped.Load() {
+	if req.judgedMs > 0 && !req.accepted && s.clock.Now().UnixMilli()-req.judgedMs >= takenOverAfterMs {
+		// Taken by the pool long after the second it was judged for (a paused process,
+		// pools stuck): long enough for another admin to have declared this one
+		// stopped and taken its claims over. Only a claim still this admin's goes out.
+		mine, err := s.stillMine(ctx, []ringItem{req.fire})
+		if err != nil {
 			s.hold([]ringItem{req.fire})
 			return nil
 		}
-		send := s.recheck(ctx, []ringItem{req.fire})
-		if len(send) == 0 {
+		if len(mine) == 0 {
 			return nil
 		}
-		req.Type, req.fire, req.judgedMs = send[0].Type, send[0], secondOf(s.clock.Now().UnixMilli())
 	}
 	var job schema.Job
 	var err error
@@ -216,6 +214,12 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	}
 	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
 }
+
+// takenOverAfterMs is how long after the start of the second a fire was judged for a
+// trigger pool checks its claim row before sending it: another admin takes claims over
+// only after HeartbeatTimeout without a heartbeat. Fires less late go out as they are
+// (a pool a second behind sends each second's fires a second late, once each).
+const takenOverAfterMs = 2000
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
 const msgLateAtSend = "not sent: its send came more than 5 s after its time (the admin was paused or held up after preparing it), and the job's misfire strategy is DO_NOTHING"
