@@ -411,9 +411,11 @@ func (s *Scheduler) ringTick(boundaryMs int64, sleep func(time.Duration)) {
 	if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
 		sleep(time.Duration(d) * time.Millisecond)
 	}
-	if secondOf(s.clock.Now().UnixMilli()) > boundaryMs && len(reqs) > 0 {
-		// Woke past the second they were judged for (the process was paused, or the
-		// database held the preparation up): judged again for now.
+	if s.clock.Now().UnixMilli()-boundaryMs >= takenOverAfterMs && len(reqs) > 0 {
+		// Woke long past the second they were judged for (the process was paused, or
+		// the database held the preparation up): judged again for now. A tick less
+		// late sends them as they are: the next tick is a second later, and a tick
+		// that is late every second keeps sending each second's fires, late.
 		reqs = s.rejudge(reqs)
 	}
 	if len(reqs) > 0 {

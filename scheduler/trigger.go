@@ -216,9 +216,10 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 }
 
 // takenOverAfterMs is how long after the start of the second a fire was judged for a
-// trigger pool checks its claim row before sending it: another admin takes claims over
-// only after HeartbeatTimeout without a heartbeat. Fires less late go out as they are
-// (a pool a second behind sends each second's fires a second late, once each).
+// ring tick or a trigger pool judges it again before sending it (rejudge, stillMine):
+// another admin takes claims over only after HeartbeatTimeout without a heartbeat.
+// Fires less late go out as they are (a pool a second behind sends each second's
+// fires a second late, once each).
 const takenOverAfterMs = 2000
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
