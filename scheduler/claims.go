@@ -71,18 +71,21 @@ func (s *Scheduler) claim(ctx context.Context, fires []ringItem, marker string) 
 
 // dispatch sends claimed fires now: see prepare.
 func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
-	for _, r := range s.prepare(ctx, items) {
+	for _, r := range s.prepare(ctx, items, 0) {
 		s.Submit(r)
 	}
 }
 
-// prepare readies claimed fires for sending: it raises the sent-up-to mark to their
-// latest planned second (one single-row write, none when the mark is already there),
-// loads their jobs and groups, and returns their trigger requests for the caller to
-// submit. Fires kept from an earlier tick whose preparation failed are included. When
-// the database cannot be reached the fires are kept and retried on the next tick.
-func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequest {
+// prepare readies claimed fires for sending at sendMs (epoch ms; now when earlier): it
+// raises the sent-up-to mark to their latest planned second (one single-row write, none
+// when the mark is already there), judges late and catching-up fires for that moment
+// (foldLate), loads their jobs and groups, and returns their trigger requests for the
+// caller to submit. Fires kept from an earlier tick whose preparation failed are
+// included. When the database cannot be reached the fires are kept and retried on the
+// next tick.
+func (s *Scheduler) prepare(ctx context.Context, items []ringItem, sendMs int64) []TriggerRequest {
 	s.pendingMu.Lock()
+	held := len(s.pending) > 0
 	items = append(s.pending, items...)
 	s.pending = nil
 	s.pendingMu.Unlock()
@@ -104,9 +107,14 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 	} else {
 		items, err = s.allowSend(ctx, items, upTo)
 	}
+	if err == nil && held {
+		// Fires held through an outage or a pause: another admin may have taken
+		// them over meanwhile without this one noticing yet.
+		items, err = s.stillMine(ctx, items)
+	}
 	if err == nil {
 		var keep []ringItem
-		items, keep, err = s.foldLate(ctx, items)
+		items, keep, err = s.foldLate(ctx, items, sendMs)
 		if err != nil {
 			items = keep
 		}
@@ -122,12 +130,94 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem) []TriggerRequ
 		return nil
 	}
 	s.ringCond.set(Scheduling, "", nil)
+	judged := secondOf(max(s.clock.Now().UnixMilli(), sendMs))
 	reqs := make([]TriggerRequest, 0, len(items))
 	for _, it := range items {
-		reqs = append(reqs, TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID, ClaimMarker: it.Marker})
+		reqs = append(reqs, fireRequest(it, judged))
 	}
 	s.preload(ctx, reqs)
 	return reqs
+}
+
+// fireRequest is the trigger request of a claimed fire judged (foldLate) for the
+// second that begins at judgedMs.
+func fireRequest(it ringItem, judgedMs int64) TriggerRequest {
+	return TriggerRequest{JobID: it.JobID, Type: it.Type, FailRetryCount: -1, PlannedMs: it.FireMs, ClaimLogID: it.LogID,
+		ClaimMarker: it.Marker, fire: it, judgedMs: judgedMs}
+}
+
+// secondOf is the start (epoch ms) of the second that contains ms.
+func secondOf(ms int64) int64 { return ms - ms%1000 }
+
+// recheck judges claimed fires again just before they go out, when that is in a later
+// second than the one they were judged for (a process paused after preparing them,
+// trigger pools that took them late, a ring tick that woke past its second): only the
+// fires whose claims are still this admin's remain (another admin that took them over
+// sends or closes them), and of those foldLate keeps the ones that neither catch up
+// beside a later fire of their job nor miss their misfire window. When the database
+// cannot tell, the fires are held for the next ring tick (hold) and none is returned.
+func (s *Scheduler) recheck(ctx context.Context, items []ringItem) []ringItem {
+	if len(items) == 0 {
+		return nil
+	}
+	if s.leases != nil && !s.leases.Fresh() {
+		s.hold(items)
+		return nil
+	}
+	mine, err := s.stillMine(ctx, items)
+	if err != nil {
+		s.hold(items)
+		return nil
+	}
+	send, keep, err := s.foldLate(ctx, mine, 0)
+	if err != nil {
+		s.hold(keep)
+		return nil
+	}
+	return send
+}
+
+// stillMine keeps the fires whose claim rows are still open under the marker this
+// admin holds them by; the others were taken over or closed by another admin.
+func (s *Scheduler) stillMine(ctx context.Context, items []ringItem) ([]ringItem, error) {
+	ids := make([]int64, 0, len(items))
+	for _, it := range items {
+		if it.LogID > 0 {
+			ids = append(ids, it.LogID)
+		}
+	}
+	if len(ids) == 0 {
+		return items, nil
+	}
+	open, err := s.store.OpenClaimMarkers(ctx, ids)
+	if err != nil {
+		return items, err
+	}
+	var gone []int
+	mine := make([]ringItem, 0, len(items))
+	for _, it := range items {
+		if it.LogID > 0 && open[it.LogID] != it.Marker {
+			gone = append(gone, it.JobID)
+			continue
+		}
+		mine = append(mine, it)
+	}
+	if len(gone) > 0 {
+		s.log.Warn("read-ahead fires taken over or closed by another admin while this one held them; not sent by this one",
+			"fires", len(gone), "jobs", jobList(gone))
+	}
+	return mine, nil
+}
+
+// hold keeps claimed fires for the next ring tick to prepare again (the database did
+// not answer): that tick sends them or lets their misfire strategy decide.
+func (s *Scheduler) hold(items []ringItem) {
+	if len(items) == 0 {
+		return
+	}
+	s.pendingMu.Lock()
+	s.pending = append(s.pending, items...)
+	s.pendingMu.Unlock()
 }
 
 // errLeasesUnconfirmed holds read-ahead fires back while the partition leases are
@@ -507,8 +597,10 @@ type pendingState struct {
 //
 // It returns the fires to send; on a database error, keep holds the fires that could
 // not be closed, to retry.
-func (s *Scheduler) foldLate(ctx context.Context, items []ringItem) (send, keep []ringItem, err error) {
-	nowMs := s.clock.Now().UnixMilli()
+func (s *Scheduler) foldLate(ctx context.Context, items []ringItem, sendMs int64) (send, keep []ringItem, err error) {
+	// Judged for the moment the fires go out: a ring tick prepares a second's fires
+	// before that second begins.
+	nowMs := max(s.clock.Now().UnixMilli(), sendMs)
 	due := func(it ringItem) int64 {
 		if it.Now {
 			return it.DecidedMs

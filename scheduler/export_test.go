@@ -1,5 +1,12 @@
 package scheduler
 
+import (
+	"context"
+	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
 // MarkStall lets tests note a stall of this admin's own database access, as a failed or
 // held-up heartbeat or scan does.
 func (s *Scheduler) MarkStall() { s.markStall() }
@@ -52,3 +59,32 @@ func (s *Scheduler) LeaseCounters() (takenOver, renewFailed int64) { return s.le
 
 // RetryNotBefore plans a failed log's retry (backoff.go).
 var RetryNotBefore = retryNotBefore
+
+// RingTickAt runs one ring tick for the second that begins at boundary, sleeping with
+// sleep (a test advances its fake clock there, or holds the tick up as a paused
+// process would be).
+func (s *Scheduler) RingTickAt(boundary time.Time, sleep func(time.Duration)) {
+	s.ringTick(boundary.UnixMilli(), sleep)
+}
+
+// Retire marks this admin's heartbeat row retired, as a graceful stop offers its
+// read-ahead fires to the other admins.
+func (s *Scheduler) Retire() error { return s.retire(s.runCtx) }
+
+// SendJudged sends one claimed fire as a trigger pool does, judged (prepared) for the
+// second that begins at judged, and waits for its outcome.
+func (s *Scheduler) SendJudged(ctx context.Context, c schema.Claim, judged time.Time) error {
+	it := ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: c.Planned.UnixMilli(), Type: TriggerCron, LogID: c.LogID, Marker: c.Marker}
+	return s.trigger(ctx, fireRequest(it, judged.UnixMilli()), true)
+}
+
+// TakeDue takes the ring's fires due by the end of at's second, as a ring tick does
+// before it prepares them, and returns their claims.
+func (s *Scheduler) TakeDue(at time.Time) []schema.Claim {
+	ms := at.UnixMilli()
+	var out []schema.Claim
+	for _, it := range s.ring.take(ms - ms%1000 + 999) {
+		out = append(out, schema.Claim{LogID: it.LogID, JobGroup: it.JobGroup, JobID: it.JobID, Planned: time.UnixMilli(it.FireMs), Marker: it.Marker})
+	}
+	return out
+}

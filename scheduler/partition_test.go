@@ -159,6 +159,9 @@ func TestPartitionedAdminsFireOnceBesideLockMode(t *testing.T) {
 			for _, x := range admins {
 				x.sched.RingTick(now)
 			}
+			for _, x := range admins {
+				x.idle(t) // the pools keep up: each second's fires go out within their second
+			}
 			rounds(t, a, b, c) // leases stay fresh (renewed in real time)
 		}
 	}
@@ -196,6 +199,9 @@ func TestPartitionedAdminsFireOnceBesideLockMode(t *testing.T) {
 			wg.Wait()
 			for _, x := range admins {
 				x.sched.RingTick(now)
+			}
+			for _, x := range admins {
+				x.idle(t) // the pools keep up: each second's fires go out within their second
 			}
 			rounds(t, a, b, c)
 		}
@@ -278,6 +284,7 @@ func TestPartitionTakeoverWithClaimedFires(t *testing.T) {
 		_, err := x.sched.ScanOnce(ctx)
 		require.NoError(t, err)
 		x.sched.RingTick(now)
+		x.idle(t) // the pools keep up: each second's fires go out within their second
 	}
 	scanTick(a, t0)
 	scanTick(b, t0)

@@ -393,7 +393,7 @@ func (s *Scheduler) ringLoop() {
 		nowMs := s.clock.Now().UnixMilli()
 		boundaryMs := nowMs - nowMs%1000 + 1000
 		s.ringTick(boundaryMs, sleep)
-		if stopping && (s.ring.size() == 0 || s.handOff.Load()) {
+		if stopping && (s.ring.size()+s.pendingFires() == 0 || s.handOff.Load()) {
 			return
 		}
 	}
@@ -404,12 +404,19 @@ func (s *Scheduler) ringLoop() {
 // trigger pools, with whatever a scan pushed for that second meanwhile.
 func (s *Scheduler) ringTick(boundaryMs int64, sleep func(time.Duration)) {
 	sleep(time.Duration(boundaryMs-ringLead.Milliseconds()-s.clock.Now().UnixMilli()) * time.Millisecond)
-	reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999))
+	reqs := s.prepare(s.runCtx, s.ring.take(boundaryMs+999), boundaryMs)
 	if s.cfg.Pause != nil && len(reqs) > 0 {
 		s.cfg.Pause("ring")
 	}
 	if d := boundaryMs - s.clock.Now().UnixMilli(); d > 0 {
 		sleep(time.Duration(d) * time.Millisecond)
+	}
+	if s.clock.Now().UnixMilli()-boundaryMs >= takenOverAfterMs && len(reqs) > 0 {
+		// Woke long past the second they were judged for (the process was paused, or
+		// the database held the preparation up): judged again for now. A tick less
+		// late sends them as they are: the next tick is a second later, and a tick
+		// that is late every second keeps sending each second's fires, late.
+		reqs = s.rejudge(reqs)
 	}
 	if len(reqs) > 0 {
 		s.burstLeft.Add(int64(len(reqs)))
@@ -425,6 +432,26 @@ func (s *Scheduler) ringTick(boundaryMs int64, sleep func(time.Duration)) {
 	s.RingTick(time.UnixMilli(boundaryMs))
 	s.ringTicked.Store(boundaryMs)
 	s.ringTickMs.Store(s.clock.Now().UnixMilli())
+}
+
+// rejudge judges prepared requests again for the current second (see recheck) and
+// returns those still to send, with their jobs and groups as loaded.
+func (s *Scheduler) rejudge(reqs []TriggerRequest) []TriggerRequest {
+	items := make([]ringItem, 0, len(reqs))
+	byID := make(map[int64]TriggerRequest, len(reqs))
+	for _, r := range reqs {
+		items = append(items, r.fire)
+		byID[r.fire.LogID] = r
+	}
+	send := s.recheck(s.runCtx, items)
+	judged := secondOf(s.clock.Now().UnixMilli())
+	out := reqs[:0]
+	for _, it := range send {
+		r := byID[it.LogID]
+		r.Type, r.fire, r.judgedMs = it.Type, it, judged
+		out = append(out, r)
+	}
+	return out
 }
 
 // RingTick fires the ring items of the second containing now and of the look-back

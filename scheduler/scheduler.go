@@ -416,7 +416,10 @@ func (s *Scheduler) handOver(ctx context.Context) {
 		}
 		nowMs := s.clock.Now().UnixMilli()
 		next := nowMs - nowMs%1000 + 1000
-		if s.offer(ctx, time.UnixMilli(next-ringLead.Milliseconds()-50)) {
+		// Fires held back (a database error when they were to go out) are judged and
+		// sent by a tick of this admin first: their seconds are at or below its
+		// sent-up-to mark, so another admin would close them as uncertain instead.
+		if s.pendingFires() == 0 && s.offer(ctx, time.UnixMilli(next-ringLead.Milliseconds()-50)) {
 			s.log.Info("handed read-ahead fires to the other admins", "count", n, "sent_meanwhile", sent)
 			s.dropReadAhead()
 			return

@@ -71,6 +71,11 @@ type TriggerRequest struct {
 	groupLoaded bool
 	// burst marks the fires the ring sends at a second's boundary (see quiet).
 	burst bool
+	// fire is the claimed read-ahead fire this request sends, judged (foldLate) for
+	// the second that begins at judgedMs; sent in a later second, it is judged again
+	// (see recheck). Zero for other triggers.
+	fire     ringItem
+	judgedMs int64
 	// code, when set, receives the trigger code of the (first) log row once its
 	// outcome is written (TriggerNode).
 	code *int
@@ -116,6 +121,19 @@ func (s *Scheduler) Trigger(ctx context.Context, req TriggerRequest) error {
 func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) error {
 	if req.accepted {
 		defer s.accepted.inflight.Delete(req.ClaimLogID)
+	}
+	if req.judgedMs > 0 && !req.accepted && s.clock.Now().UnixMilli()-req.judgedMs >= takenOverAfterMs {
+		// Taken by the pool long after the second it was judged for (a paused process,
+		// pools stuck): long enough for another admin to have declared this one
+		// stopped and taken its claims over. Only a claim still this admin's goes out.
+		mine, err := s.stillMine(ctx, []ringItem{req.fire})
+		if err != nil {
+			s.hold([]ringItem{req.fire})
+			return nil
+		}
+		if len(mine) == 0 {
+			return nil
+		}
 	}
 	var job schema.Job
 	var err error
@@ -196,6 +214,13 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	}
 	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
 }
+
+// takenOverAfterMs is how long after the start of the second a fire was judged for a
+// ring tick or a trigger pool judges it again before sending it (rejudge, stillMine):
+// another admin takes claims over only after HeartbeatTimeout without a heartbeat.
+// Fires less late go out as they are (a pool a second behind sends each second's
+// fires a second late, once each).
+const takenOverAfterMs = 2000
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
 const msgLateAtSend = "not sent: its send came more than 5 s after its time (the admin was paused or held up after preparing it), and the job's misfire strategy is DO_NOTHING"

@@ -330,6 +330,31 @@ func (s *Store) CloseOwnClaims(ctx context.Context, instance string, ids []int64
 	return closed, err
 }
 
+// OpenClaimMarkers returns, of the given log ids, those still open claims (trigger_code
+// 0, no result) with their markers: a fire whose row is missing here, or carries
+// another marker, was taken over or closed meanwhile and is not this sender's to send.
+func (s *Store) OpenClaimMarkers(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	err := Chunks(len(ids), MaxBatchRows, func(lo, hi int) error {
+		rows, err := s.query(ctx, s.sb.Select("id", "trigger_msg").From("xxl_job_log").
+			Where(sq.Eq{"id": ids[lo:hi], "trigger_code": 0, "handle_code": 0}))
+		if err != nil {
+			return fmt.Errorf("read claims: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var msg sql.NullString
+			if err := rows.Scan(&id, &msg); err != nil {
+				return fmt.Errorf("scan claim: %w", err)
+			}
+			out[id] = msg.String
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
 // AdminMark reads an instance's heartbeat row: its sent-up-to mark, and whether the row
 // exists. A raise whose answer was lost (the connection broke after the server applied
 // it) leaves the row at the new mark; the instance reads it back instead of believing

@@ -32,7 +32,8 @@ import (
 // whole run (docs/FAULTS.md, "Faults together", lists the bounds).
 //
 // XXL_CHAOS_SEED replays a schedule (the seed is logged), XXL_CHAOS_DURATION sets how
-// long faults start (90 s by default).
+// long faults start (2 min by default, about 3 min in all; skipped with -short, like
+// every fault test).
 
 // chaosKinds are the faults of the schedule.
 var chaosKinds = []string{"sigkill", "sigstop", "freeze", "dbrestart", "readlock", "sigterm"}
@@ -123,16 +124,13 @@ type chaosRun struct {
 // fires exactly once, every result answered 200 is stored, and once the jobs stop no
 // log is left at trigger_code 0.
 func TestChaosFaultsTogether(t *testing.T) {
-	if os.Getenv("XXL_CHAOS") == "" && os.Getenv("XXL_CHAOS_DURATION") == "" && os.Getenv("XXL_CHAOS_SEED") == "" {
-		t.Skip("the chaos test runs with XXL_CHAOS=1 (or XXL_CHAOS_DURATION, XXL_CHAOS_SEED): it finds planned seconds fired twice after a database restart, not fixed yet (docs/FAULTS.md)")
-	}
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("XXL_CHAOS_SEED"); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
 		require.NoError(t, err, "XXL_CHAOS_SEED")
 		seed = s
 	}
-	length := 90 * time.Second
+	length := 2 * time.Minute
 	if v := os.Getenv("XXL_CHAOS_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		require.NoError(t, err, "XXL_CHAOS_DURATION")

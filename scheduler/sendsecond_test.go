@@ -1,0 +1,213 @@
+package scheduler_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+)
+
+// A planned second goes out at most once, and a fire that misses its second is judged
+// for the second it actually goes out in: these tests hold the ring, the process or
+// the pools up at chosen moments on the fake clock.
+
+// advance is a ring tick's sleep on a fake clock: the time passes at once.
+func advance(c *clock.Fake) func(time.Duration) {
+	return func(d time.Duration) {
+		if d > 0 {
+			c.Advance(d)
+		}
+	}
+}
+
+// sendSeconds lists, per job, the seconds its runs were sent in (logDateTime), counted
+// from t0.
+func sendSeconds(ex *executortest.Executor) map[int][]int64 {
+	out := map[int][]int64{}
+	for _, p := range ex.Triggers() {
+		out[p.JobID] = append(out[p.JobID], (p.LogDateTime-t0.UnixMilli())/1000)
+	}
+	return out
+}
+
+// claimOf is a job's open claim for one planned second.
+func claimOf(t *testing.T, b *testBundle, job int, planned time.Time) schema.Claim {
+	t.Helper()
+	for _, l := range b.logs(t, job) {
+		if l.TriggerCode == 0 && l.TriggerTime.Equal(planned) {
+			return schema.Claim{LogID: l.ID, JobGroup: l.JobGroup, JobID: job, Planned: l.TriggerTime, Marker: l.TriggerMsg}
+		}
+	}
+	t.Fatalf("job %d: no open claim for %s", job, planned)
+	return schema.Claim{}
+}
+
+// everySecond adds a job due every second from t0+1 s.
+func everySecond(t *testing.T, b *testBundle, group int) int {
+	return b.job(t, group, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(time.Second).UnixMilli()
+	})
+}
+
+// A fire an outage left waiting is judged when its second's fires go out, not when
+// the ring prepares them (ringLead before): prepared at t0+1.75 s for t0+2 s, the
+// fire of t0+1 s catches up there, beside the job's next fire (t0+2 s, due and not
+// yet claimed), which the scan sends at once. It yields: one run in that second.
+func TestOutageDelayedFireYieldsToNextFire(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "outage-next", ex.Address())
+	id := everySecond(t, b, g)
+	b.scanAt(t, t0) // claims t0+1; the job's next fire, t0+2, is not read yet
+	// The outage kept the tick of t0+1 from sending; the database is back for the
+	// tick of t0+2, which prepares its fires 250 ms before it.
+	b.clock.Set(t0.Add(1750 * time.Millisecond))
+	b.sched.RingTickAt(t0.Add(2*time.Second), advance(b.clock))
+	b.idle(t)
+	require.Zero(t, sentPerJob(ex)[id], "the fire of t0+1 yields to the job's due next fire")
+	b.scanAt(t, t0.Add(2500*time.Millisecond)) // the scan sends the overdue t0+2 at once
+	b.idle(t)
+	require.Equal(t, []int64{2}, sendSeconds(ex)[id], "one run in the second t0+2")
+	logs := b.logs(t, id)
+	require.Equal(t, 500, logs[0].TriggerCode)
+	require.Contains(t, logs[0].TriggerMsg, "merged")
+	require.Equal(t, schema.AlarmNone, logs[0].AlarmStatus)
+}
+
+// A process paused after preparing a second's fires (the sent-up-to mark raised) and
+// woken seconds later sends none of the fires another admin took over meanwhile: the
+// survivor closed them as uncertain and fires the jobs itself, in the second the
+// paused admin wakes up in. Sent blindly, each job would run twice in that second.
+func TestPausedPastItsSecondSendsNothingTakenOver(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "paused", ex.Address())
+	var ids []int
+	for range 3 {
+		ids = append(ids, everySecond(t, a, g))
+	}
+	a.scanAt(t, t0) // A claims t0+1 of each job
+	var claims []int64
+	for _, id := range ids {
+		claims = append(claims, claimOf(t, a, id, t0.Add(time.Second)).LogID)
+	}
+	a.clock.Set(t0.Add(750 * time.Millisecond))
+	sleeps := 0
+	a.sched.RingTickAt(t0.Add(time.Second), func(d time.Duration) {
+		if sleeps++; sleeps < 2 {
+			advance(a.clock)(d)
+			return
+		}
+		// Prepared (mark at t0+1); SIGSTOP before the boundary, SIGCONT at t0+4.5.
+		// Meanwhile B finds A's heartbeat old, closes its claims up to the mark and
+		// fires the overdue jobs at once.
+		b.scanAt(t, t0.Add(4500*time.Millisecond))
+		b.idle(t)
+		a.clock.Set(t0.Add(4500 * time.Millisecond))
+	})
+	require.Equal(t, 2, sleeps)
+	a.idle(t)
+	for _, id := range ids {
+		require.Equal(t, []int64{4}, sendSeconds(ex)[id], "job %d: one run, B's", id)
+	}
+	for _, p := range ex.Triggers() {
+		require.NotContains(t, claims, p.LogID, "A sent a fire B had closed")
+	}
+	require.Equal(t, 1, a.logLines.count("taken over or closed by another admin"))
+}
+
+// A fire the trigger pools take late goes out as it is while it is less than 2 s
+// late (pools a second behind send every second's fires a second late, once each).
+// Later than that another admin may have declared this one stopped and taken its
+// claims over (a paused process): the pool reads the claim row first and sends only
+// a claim still its own.
+func TestLateInThePoolsSendsOnlyOwnClaims(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "pools", ex.Address())
+	atOne := func() int { // once a minute, at :01
+		return b.job(t, g, func(j *schema.Job) {
+			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "1 * * * * ?", 1, t0.Add(time.Second).UnixMilli()
+		})
+	}
+	behind, own, taken := atOne(), atOne(), atOne()
+	b.scanAt(t, t0) // claims t0+1 of each job
+	ctx := context.Background()
+	b.clock.Set(t0.Add(750 * time.Millisecond))
+	due := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) { // prepared for t0+1
+		due[c.JobID] = c
+	}
+	require.Len(t, due, 3)
+	b.clock.Set(t0.Add(2100 * time.Millisecond)) // a pool 1.1 s behind
+	require.NoError(t, b.sched.SendJudged(ctx, due[behind], t0.Add(time.Second)))
+	require.Equal(t, []int64{2}, sendSeconds(ex)[behind])
+	// Another admin took one claim over while this one was paused for 3 s.
+	c := due[taken]
+	ok, err := b.store.TakeClaim(ctx, c.LogID, c.Marker, schema.ClaimPrefix+"other:1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	b.clock.Set(t0.Add(4100 * time.Millisecond))
+	require.NoError(t, b.sched.SendJudged(ctx, due[own], t0.Add(time.Second)))
+	require.NoError(t, b.sched.SendJudged(ctx, due[taken], t0.Add(time.Second)))
+	sent := sendSeconds(ex)
+	require.Equal(t, []int64{4}, sent[own], "its own claim goes out, late")
+	require.Empty(t, sent[taken], "a claim another admin took over is not sent")
+	l, err := b.store.LoadLog(ctx, c.LogID)
+	require.NoError(t, err)
+	require.Zero(t, l.TriggerCode, "left to the admin that took it over")
+	require.Equal(t, schema.ClaimPrefix+"other:1", l.TriggerMsg)
+}
+
+// Graceful hand-over: A sent its current second and retires with later seconds read
+// ahead and claimed; B's next scan takes them over and B's ring sends each in its own
+// second. A's ring, ticking on, sends none of them. Every planned second once.
+func TestHandOverOfClaimedReadAhead(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ex := a.executor(t, executortest.KindJava342)
+	g := a.group(t, "handover", ex.Address())
+	var ids []int
+	for range 3 {
+		ids = append(ids, everySecond(t, a, g))
+	}
+	for range 5 {
+		a.scanAt(t, t0) // A reads t0+1 … t0+5 ahead
+	}
+	a.clock.Set(t0.Add(750 * time.Millisecond))
+	a.sched.RingTickAt(t0.Add(time.Second), advance(a.clock))
+	a.idle(t)
+	require.NoError(t, a.sched.Retire())
+	b.scanAt(t, t0.Add(1500*time.Millisecond)) // takes t0+2 … t0+5 over, reads t0+6 ahead
+	b.idle(t)
+	require.Equal(t, 1, b.logLines.count("handed over as it stopped"))
+	for sec := 2; sec <= 6; sec++ {
+		at := t0.Add(time.Duration(sec) * time.Second)
+		a.clock.Set(at.Add(-250 * time.Millisecond))
+		a.sched.RingTickAt(at, advance(a.clock))
+		a.idle(t)
+		b.clock.Set(at.Add(-250 * time.Millisecond))
+		b.sched.RingTickAt(at, advance(b.clock))
+		b.idle(t)
+	}
+	for _, id := range ids {
+		require.Equal(t, []int64{1, 2, 3, 4, 5, 6}, sendSeconds(ex)[id], "job %d: every second once, on time", id)
+		for _, l := range a.logs(t, id) {
+			if !l.TriggerTime.After(t0.Add(6 * time.Second)) {
+				require.Equal(t, 200, l.TriggerCode, "job %d log %d: %s", id, l.ID, l.TriggerMsg)
+				require.False(t, strings.HasPrefix(l.TriggerMsg, schema.ClaimPrefix))
+			}
+		}
+	}
+}
