@@ -150,6 +150,31 @@ func runClaims(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, schema.AlarmDefault, l.AlarmStatus, "left to the fail monitor")
 	})
+	t.Run("OpenClaimMarkers", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		at := b.at("2024-05-01 10:00:00")
+		m := schema.ClaimPrefix + "a:1"
+		cs := []schema.Claim{
+			{JobGroup: 1, JobID: 1, Planned: at, Marker: m},                      // still open
+			{JobGroup: 1, JobID: 1, Planned: at.Add(time.Second), Marker: m},     // taken over
+			{JobGroup: 1, JobID: 1, Planned: at.Add(2 * time.Second), Marker: m}, // closed
+		}
+		require.NoError(t, b.st.InsertClaims(b.ctx, cs))
+		ok, err := b.st.TakeClaim(b.ctx, cs[1].LogID, m, schema.ClaimPrefix+"b:1")
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, err = b.st.FailClaim(b.ctx, cs[2].LogID, m, "closed", false)
+		require.NoError(t, err)
+		require.True(t, ok)
+		sent := b.log(t, 1, 1, at, 200, 0) // sent, no result yet: not a claim
+		open, err := b.st.OpenClaimMarkers(b.ctx, []int64{cs[0].LogID, cs[1].LogID, cs[2].LogID, sent, 1 << 40})
+		require.NoError(t, err)
+		require.Equal(t, map[int64]string{cs[0].LogID: m, cs[1].LogID: schema.ClaimPrefix + "b:1"}, open)
+		open, err = b.st.OpenClaimMarkers(b.ctx, nil)
+		require.NoError(t, err)
+		require.Empty(t, open)
+	})
 	t.Run("OrphanClaims", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
