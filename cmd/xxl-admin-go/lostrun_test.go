@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
+	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
 // Lost-run detection asks the executor (upstream #3989, #3754: runs longer than 10
@@ -19,13 +22,25 @@ import (
 // xxl.admin.lost-run.timeout the minutely lost-run pass asks the executor at the run's
 // address, which answers busy: the run is kept and finishes with its own result. In
 // the same pass a run whose executor is gone (nothing listens at its address) is
-// failed as lost.
+// failed as lost. On MariaDB and PostgreSQL.
 func TestLostRunAsksTheExecutor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the minutely lost-run pass; skipped with -short")
 	}
 	t.Parallel()
-	db, admin := startAdmin(t, "--xxl.admin.lost-run.timeout=2000")
+	for _, database := range []struct {
+		name  string
+		start func(t *testing.T, extra ...string) (*schematest.DB, string)
+	}{{"mariadb", startAdmin}, {"postgres", startAdminPostgres}} {
+		t.Run(database.name, func(t *testing.T) {
+			t.Parallel()
+			db, admin := database.start(t, "--xxl.admin.lost-run.timeout=2000")
+			lostRunAsksTheExecutor(t, db, admin)
+		})
+	}
+}
+
+func lostRunAsksTheExecutor(t *testing.T, db *schematest.DB, admin string) {
 	addr := startNodeExecutor(t, admin, "lost-app", "e2e-token")
 	moved := strings.Replace(addr, "127.0.0.1", "localhost", 1)
 	waitFor(t, "the executor's registry row", 30*time.Second, func() bool {
@@ -37,13 +52,11 @@ func TestLostRunAsksTheExecutor(t *testing.T) {
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='lost-app'").Scan(&group))
 	// Long enough to be running at the next pass (on the minute) and a little after.
 	secs := 60 - time.Now().Second() + 8
-	res, err := db.SQL.Exec(`INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
+	job := insertID(t, db, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
 		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_fail_retry_count,
 		glue_type, glue_source, glue_updatetime, add_time, update_time, trigger_status, trigger_next_time)
 		VALUES (?, 'long run', 'e2e', 'NONE', '', 'DO_NOTHING', 'FIRST', 'slowJobHandler', ?, 'SERIAL_EXECUTION', 0, 'BEAN', '', NOW(), NOW(), NOW(), 0, 0)`,
 		group, strconv.Itoa(secs))
-	require.NoError(t, err)
-	job, _ := res.LastInsertId()
 
 	c := consoleLogin(t, admin)
 	status, env := c.post(t, "/jobinfo/trigger", url.Values{"id": {strconv.FormatInt(job, 10)}, "executorParam": {strconv.Itoa(secs)}})
@@ -58,10 +71,8 @@ func TestLostRunAsksTheExecutor(t *testing.T) {
 	require.Contains(t, sentTo, "localhost", "sent to the name the executor did not register")
 
 	// A run whose executor is gone, a minute old.
-	res, err = db.SQL.Exec(`INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler, trigger_time, trigger_code, trigger_msg, handle_code)
+	gone := insertID(t, db, `INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler, trigger_time, trigger_code, trigger_msg, handle_code)
 		VALUES (?, ?, 'http://127.0.0.1:1/', 'slowJobHandler', ?, 200, 'sent', 0)`, group, job, time.Now().Add(-time.Minute))
-	require.NoError(t, err)
-	gone, _ := res.LastInsertId()
 
 	waitFor(t, "the lost-run pass fails the run whose executor is gone", 75*time.Second, func() bool {
 		return db.Count(t, "xxl_job_log", "id=? AND handle_code=500", gone) == 1
@@ -76,4 +87,20 @@ func TestLostRunAsksTheExecutor(t *testing.T) {
 	require.NoError(t, db.SQL.QueryRow("SELECT handle_code, COALESCE(handle_msg, '') FROM xxl_job_log WHERE id=?", run).Scan(&code, &msg))
 	require.Equal(t, 200, code, "finished by the executor, not failed as lost: %s", msg)
 	t.Logf("LOST-RUN a %d s run at an unregistered address kept by the lost-run pass (executor answered busy) and completed: %q; a run at a dead address failed as lost", secs, msg)
+}
+
+// insertID runs an INSERT and returns the id of its row: RETURNING id on PostgreSQL,
+// the last insert id on MariaDB.
+func insertID(t *testing.T, db *schematest.DB, query string, args ...any) int64 {
+	t.Helper()
+	var id int64
+	if schema.IsPostgres(db.SQL) {
+		require.NoError(t, db.SQL.QueryRow(query+" RETURNING id", args...).Scan(&id), query)
+		return id
+	}
+	res, err := db.SQL.Exec(query, args...)
+	require.NoError(t, err, query)
+	id, err = res.LastInsertId()
+	require.NoError(t, err, query)
+	return id
 }
