@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // LockLimits bound what one admin's hold of the schedule lock can cost the others.
@@ -297,6 +298,18 @@ const (
 	// FaultReadOnly: the server refuses writes (read_only, a replica, a full disk).
 	FaultReadOnly
 )
+
+// IsDeadlock tells whether err is the database choosing the statement as a deadlock
+// victim (MySQL 1213, PostgreSQL 40P01): its transaction was rolled back whole, so a
+// statement of its own may be run again.
+func IsDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01"
+}
 
 // Classify tells what kind of database trouble err shows.
 func Classify(err error) Fault {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -124,4 +127,15 @@ func TestClassifyFaults(t *testing.T) {
 	require.Equal(t, schema.FaultNone, schema.Classify(nil))
 	require.Equal(t, schema.FaultOther, schema.Classify(errors.New("syntax")))
 	require.Equal(t, schema.FaultUnreachable, schema.Classify(errors.New("dial tcp 127.0.0.1:1: connect: connection refused")))
+}
+
+// Only a deadlock victim counts as one: a lock wait timeout or a serialization failure
+// does not.
+func TestIsDeadlock(t *testing.T) {
+	require.True(t, schema.IsDeadlock(fmt.Errorf("write: %w", &mysql.MySQLError{Number: 1213})))
+	require.True(t, schema.IsDeadlock(fmt.Errorf("write: %w", &pgconn.PgError{Code: "40P01"})))
+	require.False(t, schema.IsDeadlock(&mysql.MySQLError{Number: 1205}))
+	require.False(t, schema.IsDeadlock(&pgconn.PgError{Code: "40001"}))
+	require.False(t, schema.IsDeadlock(errors.New("Deadlock found")))
+	require.False(t, schema.IsDeadlock(nil))
 }

@@ -85,7 +85,7 @@ func (s *Store) LoadLog(ctx context.Context, id int64) (Log, error) {
 // (handle_code = 0). The guard in the statement makes "first result wins" atomic across
 // admin nodes, where upstream checks in code and can double-trigger child jobs.
 func (s *Store) CompleteLog(ctx context.Context, id int64, handleTime time.Time, code int, msg string) (bool, error) {
-	n, err := affected(s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", handleTime).
+	n, err := affected(s.exec(ctx, s.sb.Update(s.logByID()).Set("handle_time", handleTime).
 		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id, "handle_code": 0})))
 	if err != nil {
 		return false, fmt.Errorf("complete log %d: %w", id, err)
@@ -403,7 +403,7 @@ func (s *Store) CompleteLogs(ctx context.Context, at time.Time, ups []HandleUpda
 		for i, u := range part {
 			ids[i] = u.ID
 		}
-		_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
+		_, err := s.exec(ctx, s.sb.Update(s.logByID()).Set("handle_time", at).
 			Set("handle_code", caseByID(s.d, ids, func(i int) any { return part[i].Code })).
 			Set("handle_msg", caseByID(s.d, ids, func(i int) any { return part[i].Msg })).
 			Where(sq.Eq{"id": ids, "handle_code": 0}))
@@ -454,13 +454,36 @@ func (s *Store) OpenLogs(ctx context.Context, ids []int64) (map[int64]OpenLog, e
 
 // OverwriteResult writes a result whatever the log held: a kill from the console is
 // final even when the executor's own "killed" callback arrived first (scheduler.md §9.5).
+// A statement of its own that the database picks as a deadlock victim changed nothing
+// and is run again (at most overwriteTries times in all).
 func (s *Store) OverwriteResult(ctx context.Context, id int64, at time.Time, code int, msg string) error {
-	if _, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
-		Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id})); err != nil {
-		return fmt.Errorf("overwrite result of log %d: %w", id, err)
+	_, inTx := ctx.Value(txKey{}).(*sql.Tx)
+	for try := 1; ; try++ {
+		_, err := s.exec(ctx, s.sb.Update("xxl_job_log").Set("handle_time", at).
+			Set("handle_code", code).Set("handle_msg", msg).Where(sq.Eq{"id": id}))
+		if err == nil {
+			break
+		}
+		if inTx || try >= overwriteTries || !IsDeadlock(err) || ctx.Err() != nil {
+			return fmt.Errorf("overwrite result of log %d: %w", id, err)
+		}
 	}
 	s.logsChanged(ctx, logHandleOverwritten, id)
 	return nil
+}
+
+const overwriteTries = 3
+
+// logByID names xxl_job_log for an UPDATE that finds its rows by id under a condition
+// on handle_code too. On MySQL/MariaDB the optimizer may otherwise walk I_handle_code
+// and lock its entry before the row, the reverse of an update by id alone (the row,
+// then the I_handle_code entry it changes): two such statements on one log, a result
+// and a kill, would deadlock. PRIMARY always exists, so the hint is never an error.
+func (s *Store) logByID() string {
+	if s.d.Name() == (MySQL{}).Name() {
+		return "xxl_job_log FORCE INDEX (PRIMARY)"
+	}
+	return "xxl_job_log"
 }
 
 // LogApps maps each log among ids to the app_name of the group it was fired for; logs
