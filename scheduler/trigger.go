@@ -201,9 +201,9 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// the same logDateTime.
 	now := s.clock.Now()
 	if req.fire.LogID > 0 {
-		// A read-ahead fire: at most one per job and second (see sendOnce).
+		// A read-ahead fire sent after its second: not beside another of its job (sendOnce).
 		var first bool
-		if now, first = s.sentSeconds.take(job.ID, s.clock.Now); !first {
+		if now, first = s.sentSeconds.take(job.ID, req.judgedMs, s.clock.Now); !first {
 			_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgSameSecond, true)
 			s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
 			s.log.Warn("read-ahead fire not sent: another fire of the job went out in the same second",
