@@ -118,7 +118,8 @@ type Scheduler struct {
 
 	ring ring
 	pendingState
-	accepted acceptedState
+	sentSeconds sendOnce
+	accepted    acceptedState
 	// instance is this admin's id in claim markers and its heartbeat row; it changes
 	// only when another admin took this one over (see reincarnate).
 	instance atomic.Pointer[string]

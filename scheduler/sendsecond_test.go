@@ -211,3 +211,48 @@ func TestHandOverOfClaimedReadAhead(t *testing.T) {
 		}
 	}
 }
+
+// A read-ahead fire judged just before a second's boundary (a scan that finds the job
+// overdue fires it at once, and reads its next fire, due at that boundary, into the
+// ring) goes out just after it: sent as it is, it runs the job in the same second as
+// the job's next fire. The admin sends one fire of a job per second: the other closes
+// as merged, whichever of the two comes first.
+func TestOneSendPerJobAndSecond(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "one-per-second", ex.Address())
+	lateFirst, onTimeFirst := everySecond(t, b, g), everySecond(t, b, g)
+	b.scanAt(t, t0)
+	b.scanAt(t, t0) // claims t0+1 and t0+2 of both jobs
+	ctx := context.Background()
+	b.clock.Set(t0.Add(750 * time.Millisecond))
+	due := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) { // judged for t0+1
+		due[c.JobID] = c
+	}
+	require.Len(t, due, 2)
+	// The pools take one fire of t0+1 36 ms into t0+2, before that second's tick.
+	b.clock.Set(t0.Add(2036 * time.Millisecond))
+	require.NoError(t, b.sched.SendJudged(ctx, due[lateFirst], t0.Add(time.Second)))
+	b.sched.RingTickAt(t0.Add(2*time.Second), advance(b.clock))
+	b.idle(t)
+	// The other fire of t0+1 is taken after the tick sent t0+2.
+	b.clock.Set(t0.Add(2500 * time.Millisecond))
+	require.NoError(t, b.sched.SendJudged(ctx, due[onTimeFirst], t0.Add(time.Second)))
+	b.idle(t)
+	sent := sendSeconds(ex)
+	require.Equal(t, []int64{2}, sent[lateFirst], "one run in the second t0+2")
+	require.Equal(t, []int64{2}, sent[onTimeFirst], "one run in the second t0+2")
+	merged := 0
+	for _, id := range []int{lateFirst, onTimeFirst} {
+		for _, l := range b.logs(t, id) {
+			if l.TriggerCode == 500 {
+				require.Contains(t, l.TriggerMsg, "merged", "job %d log %d", id, l.ID)
+				require.Equal(t, schema.AlarmNone, l.AlarmStatus)
+				merged++
+			}
+		}
+	}
+	require.Equal(t, 2, merged, "one fire of each job closes as merged")
+}
