@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,22 @@ type acceptedState struct {
 	durableOnce sync.Once
 	durableOK   atomic.Bool
 	inflight    sync.Map // log id → struct{}
+	// formerMu guards former: the earlier ids of this admin (reincarnate), whose
+	// accepted triggers FireDueOnce moves to the current id.
+	formerMu sync.Mutex
+	former   []formerID
 }
+
+// formerID is an earlier id of this admin and when it was left.
+type formerID struct {
+	id   string
+	left time.Time
+}
+
+// formerKeep is how long after leaving an id FireDueOnce keeps looking for accepted
+// triggers under it once none are found: longer than a scan or an Accept that began
+// under the old id and commits after the change can last.
+const formerKeep = 10 * time.Minute
 
 // durable reports whether accepted triggers can be written: xxl_admin_trigger exists
 // or was just created. Without it (a database user without CREATE, before `schema
@@ -183,12 +199,75 @@ func (s *Scheduler) FireDueOnce(ctx context.Context) error {
 	if !s.durable(ctx) {
 		return nil
 	}
+	if err := s.ownFormerTriggers(ctx); err != nil {
+		return err
+	}
 	due, err := s.store.DueTriggers(ctx, s.Instance(), s.clock.Now(), 1000)
 	if err != nil {
 		return err
 	}
 	for _, t := range due {
 		s.fireAccepted(t)
+	}
+	return nil
+}
+
+// leaveID records that this admin continues under a new id after old (reincarnate).
+func (s *Scheduler) leaveID(old string) {
+	s.accepted.formerMu.Lock()
+	defer s.accepted.formerMu.Unlock()
+	s.accepted.former = append(s.accepted.former, formerID{id: old, left: s.clock.Now()})
+}
+
+// ownFormerTriggers moves the accepted triggers that still carry a claim marker of an
+// earlier id of this admin to the current one, for FireDueOnce to fire. The admin that
+// declared the old id stopped took over what it read; a scan of this admin that took
+// a third admin's triggers over, or an Accept, committing under the old id after that
+// read, leaves rows no other admin looks for (the old id's heartbeat row is gone).
+// Triggers being handed to the pools under the old marker are left to that send.
+func (s *Scheduler) ownFormerTriggers(ctx context.Context) error {
+	s.accepted.formerMu.Lock()
+	former := slices.Clone(s.accepted.former)
+	s.accepted.formerMu.Unlock()
+	if len(former) == 0 {
+		return nil
+	}
+	var forget []string
+	moved := 0
+	for _, f := range former {
+		ts, err := s.store.OrphanTriggers(ctx, f.id)
+		if err != nil {
+			return err
+		}
+		if len(ts) == 0 && s.clock.Now().Sub(f.left) > formerKeep {
+			forget = append(forget, f.id)
+			continue
+		}
+		marker := ""
+		for _, t := range ts {
+			if _, busy := s.accepted.inflight.LoadOrStore(t.LogID, struct{}{}); busy {
+				continue
+			}
+			if marker == "" {
+				marker = s.claimMarker()
+			}
+			ok, err := s.store.TakeClaim(ctx, t.LogID, t.Marker, marker)
+			s.accepted.inflight.Delete(t.LogID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				moved++
+			}
+		}
+	}
+	if moved > 0 {
+		s.log.Warn("accepted triggers left under an earlier id of this admin moved to its current id", "triggers", moved)
+	}
+	if len(forget) > 0 {
+		s.accepted.formerMu.Lock()
+		s.accepted.former = slices.DeleteFunc(s.accepted.former, func(f formerID) bool { return slices.Contains(forget, f.id) })
+		s.accepted.formerMu.Unlock()
 	}
 	return nil
 }

@@ -207,3 +207,48 @@ func TestAcceptedWhileStoppingAfterTheHandOver(t *testing.T) {
 	require.Equal(t, 200, l.TriggerCode)
 	require.Zero(t, a.db.Count(t, "xxl_job_log", "trigger_code = 0"))
 }
+
+// An admin declared stopped by another continues under a new id; accepted triggers
+// still carrying a claim marker of its old id (taken over from a third admin by a
+// scan of its own that committed after the other admin's take-over read them) are
+// fired by it under the new id, once: nobody else takes over an id whose heartbeat
+// row is gone.
+func TestAcceptedTriggerUnderAFormerIDIsFired(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "former", ex.Address())
+	job := b.job(t, g, nil)
+	require.NoError(t, b.sched.Beat()) // registered
+	old := b.sched.Instance()
+	ts := []schema.PendingTrigger{{JobGroup: g, JobID: job, Type: "MANUAL", FailRetryCount: -1, NotBefore: t0}}
+	require.NoError(t, b.store.InsertTriggers(ctx, schema.ClaimPrefix+old+":255", ts))
+
+	// Another admin declares this one stopped: its heartbeat row is gone.
+	beats, err := b.store.AdminHeartbeats(ctx)
+	require.NoError(t, err)
+	for _, h := range beats {
+		if h.Instance == old {
+			require.NoError(t, b.store.DeleteRegistryRow(ctx, h.ID))
+		}
+	}
+	require.NoError(t, b.sched.Beat())
+	require.NotEqual(t, old, b.sched.Instance(), "continues under a new id")
+
+	require.NoError(t, b.sched.FireDueOnce(ctx))
+	b.idle(t)
+	require.NoError(t, b.sched.FireDueOnce(ctx))
+	b.idle(t)
+	l, err := b.store.LoadLog(ctx, ts[0].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 200, l.TriggerCode, "sent under the new id: %s", l.TriggerMsg)
+	sent := 0
+	for _, p := range ex.Triggers() {
+		if p.LogID == ts[0].LogID {
+			sent++
+		}
+	}
+	require.Equal(t, 1, sent, "sent once")
+	require.Zero(t, b.db.Count(t, schema.TriggerTable, "1 = 1"))
+}

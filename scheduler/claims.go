@@ -335,13 +335,15 @@ func (s *Scheduler) register(ctx context.Context) error {
 // reincarnate continues under a new id after another admin declared this one dead and
 // took its claims over (its heartbeat row is gone): a new heartbeat row, nothing sent
 // under the new id yet (beatMu held). Claims this admin still holds under the old id
-// are moved to the new one before they are sent (ownClaims).
+// are moved to the new one before they are sent (ownClaims), and so are accepted
+// triggers (ownFormerTriggers).
 func (s *Scheduler) reincarnate(ctx context.Context) error {
 	old, id := s.Instance(), newInstanceID()
 	if err := s.store.RegisterAdmin(ctx, id, s.clock.Now()); err != nil {
 		return err
 	}
 	s.instance.Store(&id)
+	s.leaveID(old)
 	s.registered, s.sentUpTo = true, 0
 	s.log.Warn("another admin declared this one stopped (heartbeat too old) and took its read-ahead fires over; continuing under a new id",
 		"old_id", old, "new_id", id)
