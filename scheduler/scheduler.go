@@ -118,8 +118,7 @@ type Scheduler struct {
 
 	ring ring
 	pendingState
-	sentSeconds sendOnce
-	accepted    acceptedState
+	accepted acceptedState
 	// instance is this admin's id in claim markers and its heartbeat row; it changes
 	// only when another admin took this one over (see reincarnate).
 	instance atomic.Pointer[string]

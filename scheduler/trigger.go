@@ -200,17 +200,6 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
 	// the same logDateTime.
 	now := s.clock.Now()
-	if req.fire.LogID > 0 {
-		// A read-ahead fire sent after its second: not beside another of its job (sendOnce).
-		var first bool
-		if now, first = s.sentSeconds.take(job.ID, req.judgedMs, s.clock.Now); !first {
-			_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgSameSecond, true)
-			s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
-			s.log.Warn("read-ahead fire not sent: another fire of the job went out in the same second",
-				"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly))
-			return err
-		}
-	}
 	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
 		for i := range addrs {
 			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
