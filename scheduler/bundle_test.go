@@ -57,6 +57,8 @@ type bundleOpts struct {
 	partitions int
 	// start, when set, is the fake clock's first instant instead of t0.
 	start time.Time
+	// pause, when set, is Config.Pause; it gets the bundle's fake clock.
+	pause func(c *clock.Fake, point string)
 }
 
 // t0 is a fixed test instant: 2026-11-22 10:00:00.000 in Asia/Shanghai.
@@ -111,9 +113,13 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 	if o.partitions > 0 {
 		cluster = scheduler.ClusterConfig{Mode: scheduler.ModePartitioned, Partitions: o.partitions}
 	}
+	var pause func(string)
+	if o.pause != nil {
+		pause = func(point string) { o.pause(clk, point) }
+	}
 	sched := scheduler.New(scheduler.Config{
 		Lang: o.lang, Location: db.Loc, AdminIP: "10.0.0.1", Logger: log, LogRetentionDays: 30, Mailer: sendAlarms,
-		FailSweepChunk: o.failSweepChunk, Cluster: cluster,
+		FailSweepChunk: o.failSweepChunk, Cluster: cluster, Pause: pause,
 	}, store, scheduler.HTTPExecutor{Client: executor.New(executor.Options{Timeout: time.Second}), AccessToken: token}, clk)
 	t.Cleanup(func() { sched.Stop(context.Background()) })
 

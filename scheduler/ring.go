@@ -14,6 +14,9 @@ type ringItem struct {
 	// DecidedMs is when that was decided: a Now fire is late from then on.
 	Now       bool
 	DecidedMs int64
+	// NextMs is, for a Now fire, the job's next fire time as the same scan left it:
+	// once that time's second has begun, the late fire yields to it (see yieldsToNext).
+	NextMs int64
 	// LogID and Marker identify the claim row written for this fire.
 	LogID  int64
 	Marker string

@@ -175,6 +175,14 @@ func (p *plan) add(job *schema.Job, fireMs int64, typ TriggerType, now bool) {
 	p.fires = append(p.fires, ringItem{JobID: job.ID, JobGroup: job.JobGroup, FireMs: fireMs, Type: typ, Now: now, DecidedMs: p.nowMs})
 }
 
+// nextOf records on the Now fire at index i (none when i < 0) the job's next fire time
+// as refreshed, when the job goes on.
+func (p *plan) nextOf(i int, job *schema.Job) {
+	if i >= 0 && job.TriggerStatus == 1 {
+		p.fires[i].NextMs = job.TriggerNextTime
+	}
+}
+
 // ScanOnce runs one scan under the schedule lock (scheduler.md §3). It reports
 // whether any job was due in the window. In partitioned mode it holds the lock in
 // shared mode, beside the other partitioned admins' scans, and reads only the jobs of
@@ -328,14 +336,19 @@ func (s *Scheduler) planJob(job *schema.Job, nowMs int64, p *plan) schema.Schedu
 	switch {
 	case nowMs > job.TriggerNextTime+PreReadMs: // (A) missed by more than the window
 		s.metrics.misfire()
+		now := -1
 		if job.MisfireStrategy == "FIRE_ONCE_NOW" {
 			p.add(job, job.TriggerNextTime, TriggerMisfire, true)
+			now = len(p.fires) - 1
 		}
 		p.missed = append(p.missed, job.ID)
 		refresh(s.clock.Now())
+		p.nextOf(now, job)
 	case nowMs > job.TriggerNextTime: // (B) late, but within the window: fire now
 		p.add(job, job.TriggerNextTime, TriggerCron, true)
+		now := len(p.fires) - 1
 		refresh(s.clock.Now())
+		p.nextOf(now, job)
 		if job.TriggerStatus == 1 && nowMs+PreReadMs > job.TriggerNextTime { // (B2) next fire also in the window
 			p.add(job, job.TriggerNextTime, TriggerCron, false)
 			refresh(time.UnixMilli(job.TriggerNextTime))

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,4 +211,42 @@ func TestHandOverOfClaimedReadAhead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A scan that finds a job overdue just before a second's boundary fires it at once and
+// reads its next fire, due at that boundary, into the ring. When the trigger pools take
+// the late fire only after the boundary, it would go out in the ring's second: it
+// yields (closed as merged) and the job runs once in that second. Taken before the
+// boundary, it goes out in its own second.
+func TestLateScanFireYieldsToNextInItsSecond(t *testing.T) {
+	t.Parallel()
+	var slip atomic.Bool
+	b := setup(t, bundleOpts{pause: func(c *clock.Fake, point string) {
+		if point == "send" && slip.CompareAndSwap(true, false) {
+			c.Set(t0.Add(2050 * time.Millisecond)) // the pools take it 100 ms later
+		}
+	}})
+	ex := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "late-scan", ex.Address())
+	slipped, kept := everySecond(t, b, g), 0
+	slip.Store(true)
+	b.scanAt(t, t0.Add(1950*time.Millisecond)) // t0+1 overdue: at once; t0+2 into the ring
+	b.idle(t)
+	b.sched.RingTickAt(t0.Add(2*time.Second), advance(b.clock))
+	b.idle(t)
+	require.Equal(t, []int64{2}, sendSeconds(ex)[slipped], "one run in the second t0+2")
+	logs := b.logs(t, slipped)
+	require.Equal(t, 500, logs[0].TriggerCode)
+	require.Contains(t, logs[0].TriggerMsg, "merged")
+	require.Equal(t, 200, logs[1].TriggerCode)
+
+	// Taken before the boundary: each fire in its own second.
+	kept = b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(5*time.Second).UnixMilli()
+	})
+	b.scanAt(t, t0.Add(5950*time.Millisecond))
+	b.idle(t)
+	b.sched.RingTickAt(t0.Add(6*time.Second), advance(b.clock))
+	b.idle(t)
+	require.Equal(t, []int64{5, 6}, sendSeconds(ex)[kept])
 }

@@ -135,6 +135,9 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 			return nil
 		}
 	}
+	if s.cfg.Pause != nil && req.fire.LogID > 0 {
+		s.cfg.Pause("send")
+	}
 	var job schema.Job
 	var err error
 	if req.job != nil {
@@ -200,6 +203,13 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
 	// the same logDateTime.
 	now := s.clock.Now()
+	if s.yieldsToNext(req, now) {
+		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgYieldsToNext, true)
+		s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
+		s.log.Warn("late fire not sent: the job's next fire is due in the second it would go out in",
+			"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly))
+		return err
+	}
 	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
 		for i := range addrs {
 			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
@@ -221,6 +231,22 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 // Fires less late go out as they are (a pool a second behind sends each second's
 // fires a second late, once each).
 const takenOverAfterMs = 2000
+
+// msgYieldsToNext is the trigger message of a late fire closed by yieldsToNext.
+const msgYieldsToNext = "not sent: merged into the job's next fire, due in the second this late fire could only go out in"
+
+// yieldsToNext reports a scan's late fire (sent at once, not from the ring) whose send
+// comes in the second of the job's next fire or after it. The scan that found the job
+// overdue planned that next fire too (into the ring, or left to the next scan); sent
+// now, the late fire would run the job twice in one second beside it. It happens when
+// a scan finds a job overdue just before a second's boundary and the trigger pools
+// take the fire just after it. The next fire goes out in its own second or later,
+// never before, so a late fire sent earlier keeps its own second.
+func (s *Scheduler) yieldsToNext(req TriggerRequest, now time.Time) bool {
+	it := req.fire
+	return it.LogID > 0 && it.Now && it.NextMs > 0 && !req.accepted &&
+		secondOf(now.UnixMilli()) >= secondOf(it.NextMs)
+}
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
 const msgLateAtSend = "not sent: its send came more than 5 s after its time (the admin was paused or held up after preparing it), and the job's misfire strategy is DO_NOTHING"
