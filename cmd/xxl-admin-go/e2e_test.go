@@ -153,6 +153,13 @@ func startNodeExecutor(t *testing.T, admin, app, token string) (address string) 
 // startNodeExecutorEnv is startNodeExecutor with more environment (NAME=value).
 func startNodeExecutorEnv(t *testing.T, admin, app, token string, env ...string) (address string) {
 	t.Helper()
+	return startNodeExecutorLines(t, admin, app, token, nil, env...)
+}
+
+// startNodeExecutorLines is startNodeExecutorEnv that hands every line the executor
+// prints to onLine (when set).
+func startNodeExecutorLines(t *testing.T, admin, app, token string, onLine func(string), env ...string) (address string) {
+	t.Helper()
 	dir := nodeExecutorDir(t)
 	port := freePort(t)
 	cmd := exec.Command("node", "executor.mjs")
@@ -166,9 +173,13 @@ func startNodeExecutorEnv(t *testing.T, admin, app, token string, env ...string)
 	readyC := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "READY ") {
+			line := sc.Text()
+			if strings.HasPrefix(line, "READY ") {
 				close(readyC)
+			} else if onLine != nil {
+				onLine(line)
 			}
 		}
 	}()

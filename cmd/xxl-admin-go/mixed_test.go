@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -51,34 +48,11 @@ func (r *runTrace) job(id int) int {
 // calls back to admin only.
 func startTracedExecutor(t *testing.T, admin, app, token string, trace *runTrace) (address string) {
 	t.Helper()
-	port := freePort(t)
-	cmd := exec.Command("node", "executor.mjs")
-	cmd.Dir = nodeExecutorDir(t)
-	cmd.Env = append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, fmt.Sprintf("PORT=%d", port), "TOKEN="+token, "TRACE=1")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = testWriter{t}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if v, ok := strings.CutPrefix(line, "RUN "); ok {
-				trace.add(v)
-			} else if strings.HasPrefix(line, "READY ") {
-				close(ready)
-			}
+	return startNodeExecutorLines(t, admin, app, token, func(line string) {
+		if v, ok := strings.CutPrefix(line, "RUN "); ok {
+			trace.add(v)
 		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("node executor did not start")
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d/job", port)
+	}, "TRACE=1")
 }
 
 // insertEchoJob adds a job running the npm executor's echoJobHandler with param.
