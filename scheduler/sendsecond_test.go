@@ -49,6 +49,21 @@ func claimOf(t *testing.T, b *testBundle, job int, planned time.Time) schema.Cla
 	return schema.Claim{}
 }
 
+// javaGroup starts a 3.4.2 executor and adds a group app with its address.
+func javaGroup(t *testing.T, b *testBundle, app string) (*executortest.Executor, int) {
+	ex := b.executor(t, executortest.KindJava342)
+	return ex, b.group(t, app, ex.Address())
+}
+
+// everySeconds adds n jobs due every second from t0+1 s.
+func everySeconds(t *testing.T, b *testBundle, group, n int) []int {
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = everySecond(t, b, group)
+	}
+	return ids
+}
+
 // everySecond adds a job due every second from t0+1 s.
 func everySecond(t *testing.T, b *testBundle, group int) int {
 	return b.job(t, group, func(j *schema.Job) {
@@ -63,8 +78,7 @@ func everySecond(t *testing.T, b *testBundle, group int) int {
 func TestOutageDelayedFireYieldsToNextFire(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "outage-next", ex.Address())
+	ex, g := javaGroup(t, b, "outage-next")
 	id := everySecond(t, b, g)
 	b.scanAt(t, t0) // claims t0+1; the job's next fire, t0+2, is not read yet
 	// The outage kept the tick of t0+1 from sending; the database is back for the
@@ -90,12 +104,8 @@ func TestPausedPastItsSecondSendsNothingTakenOver(t *testing.T) {
 	t.Parallel()
 	a := setup(t, bundleOpts{})
 	b := setup(t, bundleOpts{shareDB: a})
-	ex := a.executor(t, executortest.KindJava342)
-	g := a.group(t, "paused", ex.Address())
-	var ids []int
-	for range 3 {
-		ids = append(ids, everySecond(t, a, g))
-	}
+	ex, g := javaGroup(t, a, "paused")
+	ids := everySeconds(t, a, g, 3)
 	a.scanAt(t, t0) // A claims t0+1 of each job
 	var claims []int64
 	for _, id := range ids {
@@ -134,8 +144,7 @@ func TestPausedPastItsSecondSendsNothingTakenOver(t *testing.T) {
 func TestLateInThePoolsSendsOnlyOwnClaims(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "pools", ex.Address())
+	ex, g := javaGroup(t, b, "pools")
 	atOne := func() int { // once a minute, at :01
 		return b.job(t, g, func(j *schema.Job) {
 			j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "1 * * * * ?", 1, t0.Add(time.Second).UnixMilli()
@@ -177,12 +186,8 @@ func TestHandOverOfClaimedReadAhead(t *testing.T) {
 	t.Parallel()
 	a := setup(t, bundleOpts{})
 	b := setup(t, bundleOpts{shareDB: a})
-	ex := a.executor(t, executortest.KindJava342)
-	g := a.group(t, "handover", ex.Address())
-	var ids []int
-	for range 3 {
-		ids = append(ids, everySecond(t, a, g))
-	}
+	ex, g := javaGroup(t, a, "handover")
+	ids := everySeconds(t, a, g, 3)
 	for range 5 {
 		a.scanAt(t, t0) // A reads t0+1 … t0+5 ahead
 	}
@@ -226,8 +231,7 @@ func TestLateScanFireYieldsToNextInItsSecond(t *testing.T) {
 			c.Set(t0.Add(2050 * time.Millisecond)) // the pools take it 100 ms later
 		}
 	}})
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "late-scan", ex.Address())
+	ex, g := javaGroup(t, b, "late-scan")
 	slipped, kept := everySecond(t, b, g), 0
 	slip.Store(true)
 	b.scanAt(t, t0.Add(1950*time.Millisecond)) // t0+1 overdue: at once; t0+2 into the ring
