@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,4 +254,83 @@ func TestAcceptedTriggerUnderAFormerIDIsFired(t *testing.T) {
 	}
 	require.Equal(t, 1, sent, "sent once")
 	require.Zero(t, b.db.Count(t, schema.TriggerTable, "1 = 1"))
+}
+
+// An accepted broadcast is split before its first shard is sent: the accepted trigger
+// becomes shard 0/3 and the other shards accepted triggers of their own, in one
+// transaction. Sent by its admin, each executor runs its shard once, with one trigger
+// time. An admin that dies after the split (held here at the "broadcast" point) leaves
+// every shard to the admin that takes it over, which sends each once; the first admin,
+// woken, sends none of them.
+func TestAcceptedBroadcastShardsSurviveTheirAdmin(t *testing.T) {
+	t.Parallel()
+	var holding atomic.Bool
+	reached, hold := make(chan struct{}, 1), make(chan struct{})
+	a := setup(t, bundleOpts{pause: func(_ *clock.Fake, point string) {
+		if point == "broadcast" && holding.Load() {
+			reached <- struct{}{}
+			<-hold
+		}
+	}})
+	t.Cleanup(func() {
+		if holding.CompareAndSwap(true, false) {
+			close(hold)
+		}
+	})
+	b := setup(t, bundleOpts{shareDB: a})
+	ctx := context.Background()
+	var exs []*executortest.Executor
+	var addrs []string
+	for range 3 {
+		ex := a.executor(t, executortest.KindJava342)
+		exs, addrs = append(exs, ex), append(addrs, ex.Address())
+	}
+	g := a.group(t, "broadcast", strings.Join(addrs, ","))
+	job := a.job(t, g, func(j *schema.Job) { j.ExecutorRouteStrategy = "SHARDING_BROADCAST" })
+	manual := scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerManual, FailRetryCount: -1}
+	shardsOf := func(ex *executortest.Executor) []string {
+		var out []string
+		for _, p := range ex.Triggers() {
+			out = append(out, strconv.Itoa(p.BroadcastIndex)+"/"+strconv.Itoa(p.BroadcastTotal))
+		}
+		return out
+	}
+
+	require.NoError(t, a.sched.Accept(ctx, manual))
+	a.idle(t)
+	var at []int64
+	for i, ex := range exs {
+		require.Equal(t, []string{strconv.Itoa(i) + "/3"}, shardsOf(ex), "executor %d", i)
+		at = append(at, ex.Triggers()[0].LogDateTime)
+	}
+	require.Equal(t, []int64{at[0], at[0], at[0]}, at, "one trigger time")
+	require.Equal(t, 3, a.db.Count(t, "xxl_job_log", "trigger_code = 200"))
+	require.Zero(t, a.db.Count(t, schema.TriggerTable, "1 = 1"))
+
+	holding.Store(true)
+	require.NoError(t, a.sched.Accept(ctx, manual))
+	select { // split, nothing sent: the admin dies here
+	case <-reached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the broadcast was not sent")
+	}
+	require.Equal(t, 3, a.db.Count(t, "xxl_job_log", "trigger_code = 0"))
+	require.Equal(t, 3, a.db.Count(t, schema.TriggerTable, "sharding_param IN ('0/3', '1/3', '2/3')"))
+	b.clock.Set(t0.Add(10 * time.Second))
+	_, err := b.sched.ScanOnce(ctx) // takes A's claims over
+	require.NoError(t, err)
+	require.NoError(t, b.sched.FireDueOnce(ctx))
+	b.idle(t)
+	for i, ex := range exs {
+		require.Equal(t, []string{strconv.Itoa(i) + "/3", strconv.Itoa(i) + "/3"}, shardsOf(ex), "executor %d: its shard once more, from B", i)
+	}
+	holding.Store(false)
+	close(hold) // A wakes up: every shard is B's
+	a.idle(t)
+	for i, ex := range exs {
+		require.Len(t, ex.Triggers(), 2, "executor %d: nothing from A", i)
+	}
+	require.Equal(t, 6, a.db.Count(t, "xxl_job_log", "trigger_code = 200"))
+	require.Zero(t, a.db.Count(t, "xxl_job_log", "trigger_code <> 200"))
+	require.Zero(t, a.db.Count(t, schema.TriggerTable, "1 = 1"))
 }

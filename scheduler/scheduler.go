@@ -53,7 +53,9 @@ type Config struct {
 	// Pause, when set, is called at fault-injection points: "scan" inside a scan's
 	// transaction after its claims and next fire times are written, before the commit;
 	// "ring" after the sent-up-to mark was raised to a second, before its fires are sent;
-	// "send" when a trigger pool takes a read-ahead fire, before it is judged and sent. It
+	// "send" when a trigger pool takes a read-ahead fire, before it is judged and sent;
+	// "broadcast" before the shards of a broadcast are sent (after an accepted one is
+	// split). It
 	// lets process tests kill an admin exactly there. Nil in production.
 	Pause func(point string)
 	// FailSweepChunk is how many ids one read of the fail monitor's 10-minute sweep of

@@ -211,11 +211,30 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 		return err
 	}
 	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
+		shards, ok, err := s.splitAccepted(ctx, req, job, len(addrs), now)
+		if err != nil || !ok {
+			return err
+		}
+		defer func() {
+			for _, t := range shards {
+				s.accepted.inflight.Delete(t.LogID)
+			}
+		}()
+		if s.cfg.Pause != nil {
+			s.cfg.Pause("broadcast")
+		}
 		for i := range addrs {
+			if i > 0 {
+				// The claim row is shard 0's; the others have claims of their own when
+				// accepted (splitAccepted), else rows written as they are sent.
+				req.ClaimLogID, req.accepted = 0, false
+				if len(shards) > 0 {
+					req.ClaimLogID, req.accepted = shards[i-1].LogID, true
+				}
+			}
 			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
 				return err
 			}
-			req.ClaimLogID, req.accepted = 0, false // the claim row is shard 0's; the others get rows of their own
 		}
 		return nil
 	}
@@ -223,6 +242,40 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 		shardIndex, shardTotal = 0, 1
 	}
 	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
+}
+
+// splitGrace is how long after a broadcast's split its other shards become due for
+// FireDueOnce: the sending admin marks them in flight at once, so only an admin that
+// took them over from one that died meanwhile fires them.
+const splitGrace = 2 * time.Second
+
+// splitAccepted makes every shard of an accepted broadcast to total executors durable
+// before the first is sent (schema.Store.SplitTrigger): the accepted trigger becomes
+// shard 0 and the others accepted triggers of their own, in flight on this admin until
+// the caller forgets them. An admin that dies while sending the shards leaves the rest to
+// the one that takes it over, which fires each once. ok is false when the trigger was
+// taken over meanwhile (not sent). Other triggers are not split (nil, true).
+func (s *Scheduler) splitAccepted(ctx context.Context, req TriggerRequest, job schema.Job, total int, now time.Time) ([]schema.PendingTrigger, bool, error) {
+	if !req.accepted || total < 2 {
+		return nil, true, nil
+	}
+	shards := make([]schema.PendingTrigger, total-1)
+	for i := range shards {
+		shards[i] = schema.PendingTrigger{JobGroup: job.JobGroup, JobID: job.ID, Type: string(req.Type), FailRetryCount: req.FailRetryCount,
+			ShardingParam: strconv.Itoa(i+1) + "/" + strconv.Itoa(total), ExecutorParam: req.ExecutorParam, AddressList: req.AddressList,
+			Chain: req.Chain, NotBefore: now.Add(splitGrace)}
+	}
+	ok, err := s.store.SplitTrigger(ctx, req.ClaimLogID, req.ClaimMarker, "0/"+strconv.Itoa(total), shards)
+	if err != nil || !ok {
+		if err == nil {
+			s.log.Warn("accepted trigger taken over by another admin meanwhile; not sent by this one", "job_id", req.JobID, "log_id", req.ClaimLogID)
+		}
+		return nil, false, err
+	}
+	for _, t := range shards {
+		s.accepted.inflight.Store(t.LogID, struct{}{})
+	}
+	return shards, true, nil
 }
 
 // takenOverAfterMs is how long after the start of the second a fire was judged for a

@@ -205,6 +205,29 @@ func (s *Store) pendingTriggers(ctx context.Context, instance string, where sq.S
 	return out, rows.Err()
 }
 
+// SplitTrigger makes the shards of an accepted broadcast durable before the first is
+// sent: in one transaction the accepted trigger logID becomes the first shard (its
+// sharding parameter set to first) and the others are written as accepted triggers of
+// their own under the same claim marker (see InsertTriggers; their ids are set on
+// shards). ok is false, and nothing is written, when the claim no longer carries
+// claimMarker (another admin took it over).
+func (s *Store) SplitTrigger(ctx context.Context, logID int64, claimMarker, first string, shards []PendingTrigger) (ok bool, err error) {
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		// Built with ? placeholders: the outer statement numbers them for PostgreSQL.
+		own := sq.Select("id").From("xxl_job_log").Where(sq.Eq{"id": logID, "trigger_code": 0, "trigger_msg": claimMarker})
+		n, err := affected(s.exec(ctx, s.sb.Update(TriggerTable).Set("sharding_param", first).
+			Where(sq.Eq{"log_id": logID}).Where(sq.Expr("log_id IN (?)", own))))
+		if err != nil {
+			return fmt.Errorf("split trigger %d: %w", logID, err)
+		}
+		if ok = n > 0; !ok {
+			return nil
+		}
+		return s.InsertTriggers(ctx, claimMarker, shards)
+	})
+	return ok && err == nil, err
+}
+
 // DispatchTrigger marks an accepted trigger as being sent, just before its executor is
 // called: its claim row gets the dispatch marker, the executor address ("" when none
 // was found) and the trigger time, and its parameters are deleted, in one transaction.

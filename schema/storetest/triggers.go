@@ -151,4 +151,36 @@ func runTriggers(t *testing.T, setup setupFunc) {
 		require.Len(t, all, 1)
 		require.Equal(t, ts[1].LogID, all[0].LogID)
 	})
+	t.Run("SplitBroadcast", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		at := b.at("2024-05-01 10:00:00")
+		j := b.job(t, 1, nil)
+		ts := []schema.PendingTrigger{{JobGroup: 1, JobID: j, Type: "MANUAL", FailRetryCount: -1, NotBefore: at}}
+		marker := schema.ClaimPrefix + "inst_a:1"
+		require.NoError(t, b.st.InsertTriggers(b.ctx, marker, ts))
+		shards := func() []schema.PendingTrigger {
+			return []schema.PendingTrigger{
+				{JobGroup: 1, JobID: j, Type: "MANUAL", FailRetryCount: -1, ShardingParam: "1/3", NotBefore: at.Add(2 * time.Second)},
+				{JobGroup: 1, JobID: j, Type: "MANUAL", FailRetryCount: -1, ShardingParam: "2/3", NotBefore: at.Add(2 * time.Second)},
+			}
+		}
+		other := shards()
+		ok, err := b.st.SplitTrigger(b.ctx, ts[0].LogID, schema.ClaimPrefix+"inst_b:1", "0/3", other)
+		require.NoError(t, err)
+		require.False(t, ok, "not this marker's claim")
+		require.Zero(t, other[0].LogID, "nothing written")
+		rest := shards()
+		ok, err = b.st.SplitTrigger(b.ctx, ts[0].LogID, marker, "0/3", rest)
+		require.NoError(t, err)
+		require.True(t, ok)
+		all, err := b.st.OrphanTriggers(b.ctx, "inst_a")
+		require.NoError(t, err)
+		require.Len(t, all, 3)
+		require.Equal(t, []string{"0/3", "1/3", "2/3"}, []string{all[0].ShardingParam, all[1].ShardingParam, all[2].ShardingParam})
+		require.Equal(t, []int64{ts[0].LogID, rest[0].LogID, rest[1].LogID}, []int64{all[0].LogID, all[1].LogID, all[2].LogID})
+		for _, p := range all {
+			require.Equal(t, marker, p.Marker)
+		}
+	})
 }
