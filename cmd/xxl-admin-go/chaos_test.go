@@ -639,8 +639,8 @@ func (c *chaosRun) check(schedule, starved []*chaosFault, from, end time.Time, m
 				if i := strings.LastIndex(msg, "msg："); i >= 0 {
 					msg = msg[i:] // the executor call's outcome
 				}
-				notOKs = append(notOKs, fmt.Sprintf("log %d job %d by %d planned %s received %s: %.300q", x.LogID, x.Job, x.Admin,
-					x.Planned.Format("15:04:05.000"), x.At.Format("15:04:05.000"), msg))
+				notOKs = append(notOKs, fmt.Sprintf("log %d job %d by %d planned %s received %s (answered after %.1fs): %.300q", x.LogID, x.Job, x.Admin,
+					x.Planned.Format("15:04:05.000"), x.At.Format("15:04:05.000"), x.Lookup.Seconds(), msg))
 			}
 		}
 	}
@@ -674,7 +674,12 @@ func (c *chaosRun) check(schedule, starved []*chaosFault, from, end time.Time, m
 		}
 	}
 	byAdmin := map[string]int{}
+	slowAnswers, slowest := 0, time.Duration(0)
 	for _, x := range fires {
+		if x.Lookup > time.Second {
+			slowAnswers++
+		}
+		slowest = max(slowest, x.Lookup)
 		if x.Admin < 0 {
 			byAdmin["?"]++
 		} else {
@@ -694,11 +699,11 @@ func (c *chaosRun) check(schedule, starved []*chaosFault, from, end time.Time, m
 		starvedLongest = max(starvedLongest, d)
 		starvedList = append(starvedList, fmt.Sprintf("%s %.1fs", w.start.Format("15:04:05.0"), d.Seconds()))
 	}
-	t.Logf("CHAOS result | faults %d over %.0fs: %s | starved (test process woke over %v late) %d windows, longest %.1fs, in all %.1fs: %s | fires %d by process %v | longest time a job went without a fire %.1fs (job %d, faults %q, allowed %.1fs) | "+
+	t.Logf("CHAOS result | faults %d over %.0fs: %s | starved (test process woke over %v late) %d windows, longest %.1fs, in all %.1fs: %s | fires %d by process %v (answered over 1 s after receipt %d, slowest %.1fs) | longest time a job went without a fire %.1fs (job %d, faults %q, allowed %.1fs) | "+
 		"gaps over their bound %d | doubles: log id %d, job+planned %d | rows not 200: %v (uncertain by faulted processes %d) | "+
 		"results answered 200 %d, not stored %d | run once: asked %d, accepted %d (other answers %v), accepted not fired once %d, fired twice %d | sigterm exits %v",
 		len(schedule), end.Sub(from).Seconds(), strings.Join(kinds, ", "), starvedLate, len(starved), starvedLongest.Seconds(), starvedTotal.Seconds(),
-		strings.Join(starvedList, ", "), len(fires), byAdmin,
+		strings.Join(starvedList, ", "), len(fires), byAdmin, slowAnswers, slowest.Seconds(),
 		longest.to.Sub(longest.from).Seconds(), longest.job, longest.faults, longest.allowed.Seconds(),
 		len(over), len(dupLog), len(dupPlanned), notOK, uncertain, len(stored), lostResults,
 		len(answered), len(accepted), refused, len(manualMissing), len(manualTwice), exits)

@@ -173,10 +173,11 @@ const declaredStopped = "declared this one stopped"
 type recordedFire struct {
 	Job     int
 	LogID   int64
-	Planned time.Time // the trigger's logDateTime
-	At      time.Time // received
-	Admin   int       // index of the admin process that sent it; -1 when not found
-	Param   string    // the run's executorParams
+	Planned time.Time     // the trigger's logDateTime
+	At      time.Time     // received
+	Admin   int           // index of the admin process that sent it; -1 when not found
+	Param   string        // the run's executorParams
+	Lookup  time.Duration // how long finding Admin took, before the run was answered
 }
 
 // fireRecorder is an executor that accepts every call and records each run. The run
@@ -235,7 +236,8 @@ func (r *fireRecorder) serve(w http.ResponseWriter, req *http.Request) {
 			}
 			admin := o.admin
 			o.mu.Unlock()
-			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams}
+			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams,
+				Lookup: time.Since(at)}
 			r.mu.Lock()
 			r.fires = append(r.fires, x)
 			onRun := r.onRun
