@@ -173,10 +173,11 @@ const declaredStopped = "declared this one stopped"
 type recordedFire struct {
 	Job     int
 	LogID   int64
-	Planned time.Time // the trigger's logDateTime
-	At      time.Time // received
-	Admin   int       // index of the admin process that sent it; -1 when not found
-	Param   string    // the run's executorParams
+	Planned time.Time     // the trigger's logDateTime
+	At      time.Time     // received
+	Admin   int           // index of the admin process that sent it; -1 when not found
+	Param   string        // the run's executorParams
+	Lookup  time.Duration // how long finding Admin took, before the run was answered
 }
 
 // fireRecorder is an executor that accepts every call and records each run. The run
@@ -189,16 +190,22 @@ type fireRecorder struct {
 	fires []recordedFire
 	// onRun, when set, is told of every run recorded (an executor's callback of it).
 	onRun func(recordedFire)
+	// lookMu orders the looks through /proc (owner); owners is the last one's answer.
+	lookMu   sync.Mutex
+	lookedAt time.Time
+	owners   map[int]int
 }
 
 type connOwnerKey struct{}
 
-// connOwner is the admin process found at the other end of a connection; looked up
-// again while not found (a process just started sends before the test names it).
+// connOwner is the admin process found at the other end of a connection accepted at
+// accepted; looked up again while not found (a process just started sends before the
+// test names it).
 type connOwner struct {
-	mu    sync.Mutex
-	found bool
-	admin int
+	mu       sync.Mutex
+	accepted time.Time
+	found    bool
+	admin    int
 }
 
 func startFireRecorder(t *testing.T) *fireRecorder {
@@ -206,7 +213,7 @@ func startFireRecorder(t *testing.T) *fireRecorder {
 	r := &fireRecorder{}
 	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
 	r.srv.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
-		return context.WithValue(ctx, connOwnerKey{}, &connOwner{})
+		return context.WithValue(ctx, connOwnerKey{}, &connOwner{accepted: time.Now()})
 	}
 	r.srv.Start()
 	t.Cleanup(r.srv.Close)
@@ -230,12 +237,14 @@ func (r *fireRecorder) serve(w http.ResponseWriter, req *http.Request) {
 			o := req.Context().Value(connOwnerKey{}).(*connOwner)
 			o.mu.Lock()
 			if !o.found {
-				o.admin = r.owner(req.RemoteAddr)
+				o.admin = r.owner(req.RemoteAddr, o.accepted)
 				o.found = o.admin >= 0
+				o.accepted = time.Now() // not found: the next request looks again
 			}
 			admin := o.admin
 			o.mu.Unlock()
-			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams}
+			x := recordedFire{Job: p.JobID, LogID: p.LogID, Planned: time.UnixMilli(p.LogDateTime), At: at, Admin: admin, Param: p.ExecutorParams,
+				Lookup: time.Since(at)}
 			r.mu.Lock()
 			r.fires = append(r.fires, x)
 			onRun := r.onRun
@@ -250,56 +259,75 @@ func (r *fireRecorder) serve(w http.ResponseWriter, req *http.Request) {
 }
 
 // owner finds which admin process holds the client end of a connection to the
-// recorder; -1 when none does.
-func (r *fireRecorder) owner(remote string) int {
+// recorder, accepted at accepted; -1 when none does. One look through /proc serves
+// every connection accepted before it began: after a stall the admins open many
+// connections at once, and a look each would delay the answers past the admins'
+// timeout on a loaded machine.
+func (r *fireRecorder) owner(remote string, accepted time.Time) int {
 	_, p, err := net.SplitHostPort(remote)
 	if err != nil {
 		return -1
 	}
 	clientPort, _ := strconv.Atoi(p)
-	serverPort := r.srv.Listener.Addr().(*net.TCPAddr).Port
-	inode := ""
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if inode = socketInode(table, clientPort, serverPort); inode != "" {
-			break
-		}
+	r.lookMu.Lock()
+	defer r.lookMu.Unlock()
+	if !r.lookedAt.After(accepted) {
+		r.lookedAt = time.Now()
+		r.owners = r.portOwners()
 	}
-	if inode == "" {
-		return -1
-	}
-	r.mu.Lock()
-	pids := r.pids
-	r.mu.Unlock()
-	want := "socket:[" + inode + "]"
-	for i, pid := range pids {
-		dir := fmt.Sprintf("/proc/%d/fd", pid)
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if l, _ := os.Readlink(dir + "/" + e.Name()); l == want {
-				return i
-			}
-		}
+	if i, ok := r.owners[clientPort]; ok {
+		return i
 	}
 	return -1
 }
 
-// socketInode finds the inode of the socket whose local port is local and remote port
-// is remote in a /proc/net/tcp table.
-func socketInode(table string, local, remote int) string {
+// portOwners maps the client port of every connection to the recorder to the index
+// of the admin process that holds it (/proc/net/tcp and /proc/PID/fd).
+func (r *fireRecorder) portOwners() map[int]int {
+	serverPort := r.srv.Listener.Addr().(*net.TCPAddr).Port
+	ports := map[string]int{} // "socket:[inode]" → client port
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		clientSockets(table, serverPort, ports)
+	}
+	r.mu.Lock()
+	pids := r.pids
+	r.mu.Unlock()
+	out := map[int]int{}
+	for i, pid := range pids {
+		dir := fmt.Sprintf("/proc/%d/fd", pid)
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			l, _ := os.Readlink(dir + "/" + e.Name())
+			if port, ok := ports[l]; ok {
+				if _, seen := out[port]; !seen {
+					out[port] = i
+				}
+			}
+		}
+	}
+	return out
+}
+
+// clientSockets adds the sockets of a /proc/net/tcp table whose remote port is remote
+// to ports, as "socket:[inode]" → local port.
+func clientSockets(table string, remote int, ports map[string]int) {
 	f, err := os.Open(table)
 	if err != nil {
-		return ""
+		return
 	}
 	defer f.Close()
-	lp, rp := fmt.Sprintf(":%04X", local), fmt.Sprintf(":%04X", remote)
+	rp := fmt.Sprintf(":%04X", remote)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) > 9 && strings.HasSuffix(fs[1], lp) && strings.HasSuffix(fs[2], rp) {
-			return fs[9]
+		if len(fs) <= 9 || !strings.HasSuffix(fs[2], rp) || fs[9] == "0" {
+			continue
+		}
+		_, lp, ok := strings.Cut(fs[1], ":")
+		if port, err := strconv.ParseUint(lp, 16, 16); ok && err == nil {
+			ports["socket:["+fs[9]+"]"] = int(port)
 		}
 	}
-	return ""
 }
 
 func (r *fireRecorder) all() []recordedFire {

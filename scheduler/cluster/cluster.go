@@ -180,9 +180,7 @@ func (l *Leaser) run() {
 	defer close(l.loopDone)
 	var failingSince time.Time // once per episode in the log, not per round
 	for {
-		ctx, cancel := context.WithTimeout(l.runCtx, l.cfg.LeaseTime)
-		err := l.Round(ctx)
-		cancel()
+		err := l.timedRound()
 		switch {
 		case l.runCtx.Err() != nil:
 			return
@@ -256,6 +254,23 @@ func (l *Leaser) Counts() (takenOver, lost int64) { return l.takenOver.Load(), l
 func (l *Leaser) Round(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.roundLocked(ctx)
+}
+
+// timedRound is a round of the background loop. It gets a lease time for its
+// statements from the moment it holds mu: the wait for this admin's own scan, which
+// may be long on a loaded machine, does not count against it, or a slow scan followed
+// by a slow round would fail the round and the next ones in a row, and the leases
+// would lapse while the database answers.
+func (l *Leaser) timedRound() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(l.runCtx, l.cfg.LeaseTime)
+	defer cancel()
+	return l.roundLocked(ctx)
+}
+
+func (l *Leaser) roundLocked(ctx context.Context) error {
 	err := l.round(ctx)
 	if err != nil && len(l.held) > 0 {
 		l.lost(1) // a renewal that did not go through
