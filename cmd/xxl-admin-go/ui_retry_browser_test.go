@@ -45,13 +45,22 @@ func TestRetryBackoffInBrowser(t *testing.T) {
 	b.clean("job form with a retry back-off")
 	require.Equal(t, 1, db.Count(t, schema.JobOptionTable, "retry_backoff = 'EXPONENTIAL' AND retry_wait_ms = 1000 AND retry_cap_ms = 4000"))
 
-	// A retry waiting its back-off: a claim row at its not-before second.
+	// A retry waiting its back-off: a claim row at its not-before second, later today
+	// (the run history opens on today's runs).
 	var job int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc = 'flaky upload'").Scan(&job))
 	db.Exec(t, `INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, trigger_msg, handle_code, alarm_status)
-		VALUES (1, ?, ?, 0, ?, 0, 0)`, job, time.Now().Add(time.Hour).In(db.Loc).Format(time.DateTime), schema.ClaimPrefix+"elsewhere:1")
+		VALUES (1, ?, ?, 0, ?, 0, 0)`, job, laterToday(time.Now().In(db.Loc)).Format(time.DateTime), schema.ClaimPrefix+"elsewhere:1")
 	b.open("/joblog?jobId="+strconv.Itoa(job), "logs")
 	b.wait("scheduled run", `[...document.querySelectorAll('tr[data-id]')].some(r => r.textContent.includes('Scheduled, waiting'))`, 10*time.Second)
 	b.shot("logs-scheduled")
 	b.clean("run history with a waiting retry")
+}
+
+// laterToday is an instant after now on now's day: an hour on, or halfway to midnight
+// when that is nearer.
+func laterToday(now time.Time) time.Time {
+	y, m, d := now.Date()
+	midnight := time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+	return now.Add(min(time.Hour, midnight.Sub(now)/2))
 }
