@@ -84,10 +84,21 @@ func (s *Scheduler) dispatch(ctx context.Context, items []ringItem) {
 // included. When the database cannot be reached the fires are kept and retried on the
 // next tick.
 func (s *Scheduler) prepare(ctx context.Context, items []ringItem, sendMs int64) []TriggerRequest {
+	// Held fires of a later second (a tick that prepared them ringLead early and failed)
+	// stay held: sent now, by a scan's dispatch, they would go out before their second.
+	sendSec := secondOf(max(s.clock.Now().UnixMilli(), sendMs))
 	s.pendingMu.Lock()
-	held := len(s.pending) > 0
-	items = append(s.pending, items...)
-	s.pending = nil
+	var due, later []ringItem
+	for _, it := range s.pending {
+		if secondOf(it.FireMs) > sendSec && !it.Now {
+			later = append(later, it)
+		} else {
+			due = append(due, it)
+		}
+	}
+	held := len(due) > 0
+	items = append(due, items...)
+	s.pending = later
 	s.pendingMu.Unlock()
 	if len(items) == 0 {
 		return nil

@@ -254,3 +254,37 @@ func TestLateScanFireYieldsToNextInItsSecond(t *testing.T) {
 	b.idle(t)
 	require.Equal(t, []int64{5, 6}, sendSeconds(ex)[kept])
 }
+
+// A tick that prepares a second's fires ringLead early and meets a database error holds
+// them. A scan that commits before that second begins dispatches what it has and takes
+// the held fires along, but only those whose second has come: the held fire of the next
+// second waits for it. Sent with the scan's, it would go out before its second, beside
+// the job's fire of the current one.
+func TestHeldFireOfALaterSecondWaitsForIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{proxy: true})
+	ex, g := javaGroup(t, b, "held-early")
+	id := everySecond(t, b, g)
+	b.scanAt(t, t0)
+	b.scanAt(t, t0) // t0+1 and t0+2 claimed
+	b.clock.Set(t0.Add(750 * time.Millisecond))
+	b.sched.RingTickAt(t0.Add(time.Second), advance(b.clock))
+	b.idle(t)
+
+	b.clock.Set(t0.Add(1750 * time.Millisecond))
+	b.proxy.Cut() // the tick of t0+2 cannot raise its mark: the fire is held
+	sleeps := 0
+	b.sched.RingTickAt(t0.Add(2*time.Second), func(d time.Duration) {
+		if sleeps++; sleeps == 2 { // after the failed preparation, before the boundary
+			b.proxy.Restore()
+			b.scanAt(t, t0.Add(1850*time.Millisecond))
+			b.idle(t)
+			b.clock.Set(t0.Add(2 * time.Second))
+			return
+		}
+		advance(b.clock)(d)
+	})
+	b.idle(t)
+	require.Equal(t, 2, sleeps)
+	require.Equal(t, []int64{1, 2}, sendSeconds(ex)[id], "each fire in its own second")
+}
