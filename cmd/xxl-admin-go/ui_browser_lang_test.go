@@ -22,7 +22,7 @@ func TestServerMessagesInBrowser(t *testing.T) {
 	b.open("/toLogin", "login")
 	require.Equal(t, "zh-CN", eval[string](b, `document.documentElement.lang`), "the configured language")
 	b.switchLanguage("en")
-	b.wait("English login page", `document.documentElement.lang === 'en' && document.body.dataset.page === 'login'`, 15*time.Second)
+	b.wait("English login page", `document.documentElement.lang === 'en' && document.body.dataset.page === 'login' && document.getElementById('login-user')`, 15*time.Second)
 	b.typeInto("#login-user", "admin")
 	b.typeInto("#login-password", "not-the-password")
 	b.click("#login-submit")
