@@ -288,3 +288,37 @@ func TestHeldFireOfALaterSecondWaitsForIt(t *testing.T) {
 	require.Equal(t, 2, sleeps)
 	require.Equal(t, []int64{1, 2}, sendSeconds(ex)[id], "each fire in its own second")
 }
+
+// A read-ahead fire judged for one second and sent in the next yields when the job's
+// next fire time has come meanwhile: a scan fires the job in that second (here, an
+// admin that took a stopped admin's fires over just before a boundary sends them after
+// it, beside the next owner's scan of the overdue job). Sent within its own second, or
+// while the job's next time is still ahead, it goes out.
+func TestFireSentAfterItsSecondYieldsToADueNextTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex, g := javaGroup(t, b, "next-due")
+	ids := everySeconds(t, b, g, 3)
+	b.scanAt(t, t0) // t0+1 claimed; each job's next time is t0+2
+	due := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) {
+		due[c.JobID] = c
+	}
+	ctx := context.Background()
+	b.clock.Set(t0.Add(1900 * time.Millisecond))
+	require.NoError(t, b.sched.SendJudged(ctx, due[ids[0]], t0.Add(time.Second)))
+	b.clock.Set(t0.Add(2050 * time.Millisecond)) // judged for t0+1, sent in t0+2
+	require.NoError(t, b.sched.SendJudged(ctx, due[ids[1]], t0.Add(time.Second)))
+	require.NoError(t, b.sched.SendJudged(ctx, due[ids[2]], t0.Add(2*time.Second)))
+	sent := sendSeconds(ex)
+	require.Equal(t, []int64{1}, sent[ids[0]], "in its own second")
+	require.Empty(t, sent[ids[1]], "the next fire (t0+2) is due in the second it would go out in")
+	require.Equal(t, []int64{2}, sent[ids[2]], "judged for the second it goes out in")
+	l, err := b.store.LoadLog(ctx, due[ids[1]].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 500, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, "merged")
+	b.scanAt(t, t0.Add(2100*time.Millisecond)) // the overdue t0+2 goes out at once
+	b.idle(t)
+	require.Equal(t, []int64{2}, sendSeconds(ex)[ids[1]], "one run in t0+2")
+}

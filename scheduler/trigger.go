@@ -203,10 +203,10 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
 	// the same logDateTime.
 	now := s.clock.Now()
-	if s.yieldsToNext(req, now) {
+	if s.yieldsToNext(req, job, now) {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgYieldsToNext, true)
 		s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
-		s.log.Warn("late fire not sent: the job's next fire is due in the second it would go out in",
+		s.log.Warn("fire not sent: the job's next fire is due in the later second it would go out in",
 			"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly))
 		return err
 	}
@@ -286,19 +286,29 @@ func (s *Scheduler) splitAccepted(ctx context.Context, req TriggerRequest, job s
 const takenOverAfterMs = 2000
 
 // msgYieldsToNext is the trigger message of a late fire closed by yieldsToNext.
-const msgYieldsToNext = "not sent: merged into the job's next fire, due in the second this late fire could only go out in"
+const msgYieldsToNext = "not sent: merged into the job's next fire, due in the second this fire could only go out in"
 
-// yieldsToNext reports a scan's late fire (sent at once, not from the ring) whose send
-// comes in the second of the job's next fire or after it. The scan that found the job
-// overdue planned that next fire too (into the ring, or left to the next scan); sent
-// now, the late fire would run the job twice in one second beside it. It happens when
-// a scan finds a job overdue just before a second's boundary and the trigger pools
-// take the fire just after it. The next fire goes out in its own second or later,
-// never before, so a late fire sent earlier keeps its own second.
-func (s *Scheduler) yieldsToNext(req TriggerRequest, now time.Time) bool {
+// yieldsToNext reports a read-ahead fire that goes out in a later second than the one
+// it was judged for (foldLate), where the job's next fire is due already: sent, it
+// would run the job twice in that second beside the next fire. The next fire is the
+// one the scan planned beside a late fire it sends at once (NextMs), else the job's
+// next fire time as read when the fire was prepared — past it, a scan fires the job
+// (or its ring does) in this second. It happens when a scan finds a job overdue just
+// before a second's boundary and the pools take the fire after it, or when an admin
+// takes a stopped admin's fires over just before a boundary and sends them after it,
+// beside the next owner's scan. The next fire never goes out before its own second,
+// so a fire sent earlier keeps its own second; and read-ahead keeps a job's next fire
+// time seconds ahead, so pools a second behind still send every second's fire.
+func (s *Scheduler) yieldsToNext(req TriggerRequest, job schema.Job, now time.Time) bool {
 	it := req.fire
-	return it.LogID > 0 && it.Now && it.NextMs > 0 && !req.accepted &&
-		secondOf(now.UnixMilli()) >= secondOf(it.NextMs)
+	if it.LogID == 0 || req.accepted || req.judgedMs == 0 || secondOf(now.UnixMilli()) <= req.judgedMs {
+		return false
+	}
+	next := it.NextMs
+	if next == 0 && job.TriggerStatus == 1 && job.TriggerNextTime > it.FireMs {
+		next = job.TriggerNextTime
+	}
+	return next > 0 && secondOf(now.UnixMilli()) >= secondOf(next)
 }
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
