@@ -123,9 +123,12 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem, sendMs int64)
 		// them over meanwhile without this one noticing yet.
 		items, err = s.stillMine(ctx, items)
 	}
+	// The moment the fires are judged for: the request carries its second (judgedMs),
+	// and a send in a later second is judged again (see trigger).
+	at := max(s.clock.Now().UnixMilli(), sendMs)
 	if err == nil {
 		var keep []ringItem
-		items, keep, err = s.foldLate(ctx, items, sendMs)
+		items, keep, err = s.foldLate(ctx, items, at)
 		if err != nil {
 			items = keep
 		}
@@ -141,7 +144,7 @@ func (s *Scheduler) prepare(ctx context.Context, items []ringItem, sendMs int64)
 		return nil
 	}
 	s.ringCond.set(Scheduling, "", nil)
-	judged := secondOf(max(s.clock.Now().UnixMilli(), sendMs))
+	judged := secondOf(at)
 	reqs := make([]TriggerRequest, 0, len(items))
 	for _, it := range items {
 		reqs = append(reqs, fireRequest(it, judged))
@@ -180,7 +183,7 @@ func (s *Scheduler) recheck(ctx context.Context, items []ringItem) []ringItem {
 		s.hold(items)
 		return nil
 	}
-	send, keep, err := s.foldLate(ctx, mine, 0)
+	send, keep, err := s.foldLate(ctx, mine, s.clock.Now().UnixMilli())
 	if err != nil {
 		s.hold(keep)
 		return nil
@@ -610,10 +613,9 @@ type pendingState struct {
 //
 // It returns the fires to send; on a database error, keep holds the fires that could
 // not be closed, to retry.
-func (s *Scheduler) foldLate(ctx context.Context, items []ringItem, sendMs int64) (send, keep []ringItem, err error) {
-	// Judged for the moment the fires go out: a ring tick prepares a second's fires
+func (s *Scheduler) foldLate(ctx context.Context, items []ringItem, nowMs int64) (send, keep []ringItem, err error) {
+	// nowMs is the moment the fires go out: a ring tick prepares a second's fires
 	// before that second begins.
-	nowMs := max(s.clock.Now().UnixMilli(), sendMs)
 	due := func(it ringItem) int64 {
 		if it.Now {
 			return it.DecidedMs

@@ -121,6 +121,7 @@ type Scheduler struct {
 
 	ring ring
 	pendingState
+	sentJobs sentJobs
 	accepted acceptedState
 	// instance is this admin's id in claim markers and its heartbeat row; it changes
 	// only when another admin took this one over (see reincarnate).

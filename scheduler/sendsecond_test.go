@@ -322,3 +322,29 @@ func TestFireSentAfterItsSecondYieldsToADueNextTime(t *testing.T) {
 	b.idle(t)
 	require.Equal(t, []int64{2}, sendSeconds(ex)[ids[1]], "one run in t0+2")
 }
+
+// An admin that took a stopped admin's fires over just before a boundary, and sends
+// one after it, has sent the job in that second already (its own scan fired the job's
+// overdue next time, once its lease was taken too): the adopted fire, judged for the
+// second before, closes as merged. The scan's fire advanced the job's next time, so
+// only this admin's record of its sends tells.
+func TestFireSentAfterItsSecondYieldsToOneSentThen(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex, g := javaGroup(t, b, "sent-then")
+	id := everySecond(t, b, g)
+	b.scanAt(t, t0) // t0+1 claimed, next time t0+2
+	due := b.sched.TakeDue(t0.Add(time.Second))
+	require.Len(t, due, 1)
+	b.scanAt(t, t0.Add(2010*time.Millisecond)) // t0+2 overdue: sent at once
+	b.idle(t)
+	require.Equal(t, []int64{2}, sendSeconds(ex)[id])
+	b.clock.Set(t0.Add(2050 * time.Millisecond))
+	ctx := context.Background()
+	require.NoError(t, b.sched.SendJudged(ctx, due[0], t0.Add(time.Second))) // judged for t0+1
+	require.Equal(t, []int64{2}, sendSeconds(ex)[id], "one run in t0+2")
+	l, err := b.store.LoadLog(ctx, due[0].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 500, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, "merged")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/protocol"
@@ -203,11 +204,11 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
 	// the same logDateTime.
 	now := s.clock.Now()
-	if s.yieldsToNext(req, job, now) {
-		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msgYieldsToNext, true)
+	if msg := s.sentInItsStead(req, job, now); msg != "" {
+		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msg, true)
 		s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
-		s.log.Warn("fire not sent: the job's next fire is due in the later second it would go out in",
-			"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly))
+		s.log.Warn("fire sent after its second merged into another fire of the job in that second",
+			"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly), "reason", msg)
 		return err
 	}
 	if job.ExecutorRouteStrategy == route.ShardingBroadcast && len(addrs) > 0 && !pinned {
@@ -284,6 +285,49 @@ func (s *Scheduler) splitAccepted(ctx context.Context, req TriggerRequest, job s
 // Fires less late go out as they are (a pool a second behind sends each second's
 // fires a second late, once each).
 const takenOverAfterMs = 2000
+
+// sentInItsStead returns why a read-ahead fire is not sent at now (yieldsToNext,
+// sentJobs.take), or "" when it goes out.
+func (s *Scheduler) sentInItsStead(req TriggerRequest, job schema.Job, now time.Time) string {
+	if s.yieldsToNext(req, job, now) {
+		return msgYieldsToNext
+	}
+	if !s.sentJobs.take(req, job.ID, now) {
+		return msgSentThisSecond
+	}
+	return ""
+}
+
+// msgSentThisSecond is the trigger message of a late fire closed by sentJobs.take.
+const msgSentThisSecond = "not sent: merged into a fire of the same job this admin sent in the second this fire could only go out in"
+
+// sentJobs is the second each job last had a read-ahead fire sent in by this admin.
+type sentJobs struct {
+	mu  sync.Mutex
+	sec map[int]int64
+}
+
+// take records a read-ahead fire of job going out at now. It reports false, recording
+// nothing, for a fire that goes out in a later second than it was judged for when this
+// admin sent the job in that second already (an adopted fire of a stopped admin, judged
+// just before a boundary, beside this admin's own scan of the job's overdue next time
+// after it). Fires sent in the second they were judged for always go out.
+func (j *sentJobs) take(req TriggerRequest, job int, now time.Time) bool {
+	if req.fire.LogID == 0 || req.accepted {
+		return true
+	}
+	sec := secondOf(now.UnixMilli())
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.sec == nil {
+		j.sec = map[int]int64{}
+	}
+	if req.judgedMs > 0 && sec > req.judgedMs && j.sec[job] == sec {
+		return false
+	}
+	j.sec[job] = max(j.sec[job], sec)
+	return true
+}
 
 // msgYieldsToNext is the trigger message of a late fire closed by yieldsToNext.
 const msgYieldsToNext = "not sent: merged into the job's next fire, due in the second this fire could only go out in"
