@@ -28,8 +28,7 @@ func TestAcceptedTriggerWaitsForItsTime(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
 	ctx := context.Background()
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "accept", ex.Address())
+	ex, g := javaGroup(t, b, "accept")
 	job := b.job(t, g, nil)
 	param := "after back-off"
 	require.NoError(t, b.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerRetry, FailRetryCount: 2,
@@ -70,8 +69,7 @@ func TestAcceptedTriggersOfAStoppedAdmin(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
 	ctx := context.Background()
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "stopped", ex.Address())
+	ex, g := javaGroup(t, b, "stopped")
 	due, later, busy, idle, answered, ran := b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil), b.job(t, g, nil)
 	dead := "deadbeef0003"
 	require.NoError(t, b.store.RegisterAdmin(ctx, dead, t0.Add(-time.Minute)))
@@ -184,8 +182,7 @@ func TestAcceptedWhileStoppingAfterTheHandOver(t *testing.T) {
 	a := setup(t, bundleOpts{})
 	b := setup(t, bundleOpts{shareDB: a})
 	ctx := context.Background()
-	ex := a.executor(t, executortest.KindJava342)
-	g := a.group(t, "handover", ex.Address())
+	ex, g := javaGroup(t, a, "handover")
 	job := a.job(t, g, nil)
 	require.NoError(t, a.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerManual, FailRetryCount: -1}))
 	a.idle(t)
@@ -220,8 +217,7 @@ func TestAcceptedTriggerUnderAFormerIDIsFired(t *testing.T) {
 	t.Parallel()
 	b := setup(t, bundleOpts{})
 	ctx := context.Background()
-	ex := b.executor(t, executortest.KindJava342)
-	g := b.group(t, "former", ex.Address())
+	ex, g := javaGroup(t, b, "former")
 	job := b.job(t, g, nil)
 	require.NoError(t, b.sched.Beat()) // registered
 	old := b.sched.Instance()

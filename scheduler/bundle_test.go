@@ -133,6 +133,12 @@ func setup(t *testing.T, o bundleOpts) *testBundle {
 		mailer: mailer, proxy: proxy, logLines: logs}
 }
 
+// javaGroup starts a 3.4.2 executor and adds a group app with its address.
+func javaGroup(t *testing.T, b *testBundle, app string) (*executortest.Executor, int) {
+	ex := b.executor(t, executortest.KindJava342)
+	return ex, b.group(t, app, ex.Address())
+}
+
 // executor starts a fake executor that calls back to this admin.
 func (b *testBundle) executor(t *testing.T, kind executortest.Kind) *executortest.Executor {
 	cfg := executortest.Config{Kind: kind, AccessToken: token, AdminAddresses: b.adminURL}

@@ -49,12 +49,6 @@ func claimOf(t *testing.T, b *testBundle, job int, planned time.Time) schema.Cla
 	return schema.Claim{}
 }
 
-// javaGroup starts a 3.4.2 executor and adds a group app with its address.
-func javaGroup(t *testing.T, b *testBundle, app string) (*executortest.Executor, int) {
-	ex := b.executor(t, executortest.KindJava342)
-	return ex, b.group(t, app, ex.Address())
-}
-
 // everySeconds adds n jobs due every second from t0+1 s.
 func everySeconds(t *testing.T, b *testBundle, group, n int) []int {
 	ids := make([]int, n)
