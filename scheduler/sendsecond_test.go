@@ -342,3 +342,41 @@ func TestFireSentAfterItsSecondYieldsToOneSentThen(t *testing.T) {
 	require.Equal(t, 500, l.TriggerCode)
 	require.Contains(t, l.TriggerMsg, "merged")
 }
+
+// A process paused for less than 2 s just after preparing a second's fires wakes in
+// the next second: the pools send those fires there, late, while the ring prepares
+// and sends that second's own fires on time. Whichever reaches its send first goes
+// out; the other closes as merged. One run of each job in that second.
+func TestPausedIntoTheNextSecondSendsEachJobOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ex, g := javaGroup(t, b, "short-pause")
+	lateFirst, onTimeFirst := everySecond(t, b, g), everySecond(t, b, g)
+	b.scanAt(t, t0)
+	b.scanAt(t, t0) // t0+1 and t0+2 claimed; the next time t0+3 is not due in t0+2
+	due := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) { // prepared for t0+1
+		due[c.JobID] = c
+	}
+	require.Len(t, due, 2)
+	ctx := context.Background()
+	b.clock.Set(t0.Add(2050 * time.Millisecond)) // the pause ends in t0+2
+	require.NoError(t, b.sched.SendJudged(ctx, due[lateFirst], t0.Add(time.Second)))
+	next := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(t0.Add(2 * time.Second)) {
+		next[c.JobID] = c
+	}
+	require.Len(t, next, 2)
+	require.NoError(t, b.sched.SendJudged(ctx, next[lateFirst], t0.Add(2*time.Second)))
+	require.NoError(t, b.sched.SendJudged(ctx, next[onTimeFirst], t0.Add(2*time.Second)))
+	require.NoError(t, b.sched.SendJudged(ctx, due[onTimeFirst], t0.Add(time.Second)))
+	sent := sendSeconds(ex)
+	require.Equal(t, []int64{2}, sent[lateFirst], "the late fire went first; the on-time one yields")
+	require.Equal(t, []int64{2}, sent[onTimeFirst], "the on-time fire went first; the late one yields")
+	for _, c := range []schema.Claim{next[lateFirst], due[onTimeFirst]} {
+		l, err := b.store.LoadLog(ctx, c.LogID)
+		require.NoError(t, err)
+		require.Equal(t, 500, l.TriggerCode)
+		require.Contains(t, l.TriggerMsg, "merged")
+	}
+}

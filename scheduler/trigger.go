@@ -298,34 +298,48 @@ func (s *Scheduler) sentInItsStead(req TriggerRequest, job schema.Job, now time.
 	return ""
 }
 
-// msgSentThisSecond is the trigger message of a late fire closed by sentJobs.take.
-const msgSentThisSecond = "not sent: merged into a fire of the same job this admin sent in the second this fire could only go out in"
+// msgSentThisSecond is the trigger message of a fire closed by sentJobs.take.
+const msgSentThisSecond = "not sent: merged into a fire of the same job this admin sent in the same second (one of the two could only go out after its own second)"
 
-// sentJobs is the second each job last had a read-ahead fire sent in by this admin.
+// sentJobs is, per job, the second this admin last sent a read-ahead fire of it in,
+// and whether that fire went out after the second it was judged for.
 type sentJobs struct {
 	mu  sync.Mutex
-	sec map[int]int64
+	sec map[int]sentSecond
+}
+
+type sentSecond struct {
+	sec  int64
+	late bool
 }
 
 // take records a read-ahead fire of job going out at now. It reports false, recording
-// nothing, for a fire that goes out in a later second than it was judged for when this
-// admin sent the job in that second already (an adopted fire of a stopped admin, judged
-// just before a boundary, beside this admin's own scan of the job's overdue next time
-// after it). Fires sent in the second they were judged for always go out.
+// nothing, when this admin sent the job in now's second already and one of the two
+// fires goes out after the second it was judged for: an adopted fire of a stopped
+// admin, judged just before a boundary, beside this admin's own scan of the job's
+// overdue next time after it; or a fire prepared just before a short pause (SIGSTOP, a
+// VM stall) that wakes the process in the next second, beside that second's own fire,
+// whichever reaches its send first. Two fires each sent in the second they were judged
+// for both go out: foldLate gives a job at most one fire per judged second, and pools
+// a second behind send every second's fire late, once each.
 func (j *sentJobs) take(req TriggerRequest, job int, now time.Time) bool {
 	if req.fire.LogID == 0 || req.accepted {
 		return true
 	}
 	sec := secondOf(now.UnixMilli())
+	late := req.judgedMs > 0 && sec > req.judgedMs
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.sec == nil {
-		j.sec = map[int]int64{}
+		j.sec = map[int]sentSecond{}
 	}
-	if req.judgedMs > 0 && sec > req.judgedMs && j.sec[job] == sec {
+	prev := j.sec[job]
+	if prev.sec == sec && (late || prev.late) {
 		return false
 	}
-	j.sec[job] = max(j.sec[job], sec)
+	if sec > prev.sec {
+		j.sec[job] = sentSecond{sec: sec, late: late}
+	}
 	return true
 }
 
