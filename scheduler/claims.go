@@ -549,7 +549,7 @@ func (s *Scheduler) adopt(ctx context.Context, h schema.AdminHeartbeat, claims [
 				return nil, err
 			}
 			if ok {
-				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerCron, LogID: c.LogID, Marker: marker})
+				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerCron, LogID: c.LogID, Marker: marker, Adopted: true})
 			}
 			continue
 		}
@@ -566,7 +566,7 @@ func (s *Scheduler) adopt(ctx context.Context, h schema.AdminHeartbeat, claims [
 			}
 			if ok {
 				misfired[c.JobID] = true
-				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerMisfire, Now: true, DecidedMs: nowMs, LogID: c.LogID, Marker: marker})
+				out = append(out, ringItem{JobID: c.JobID, JobGroup: c.JobGroup, FireMs: planned, Type: TriggerMisfire, Now: true, DecidedMs: nowMs, LogID: c.LogID, Marker: marker, Adopted: true})
 			}
 			continue
 		}

@@ -88,3 +88,27 @@ func (s *Scheduler) TakeDue(at time.Time) []schema.Claim {
 	}
 	return out
 }
+
+// DueFire is a fire taken from the ring by TakeDueFires, as the ring holds it.
+type DueFire struct {
+	schema.Claim
+	it ringItem
+}
+
+// Adopted reports a fire taken over from a stopped admin.
+func (f DueFire) Adopted() bool { return f.it.Adopted }
+
+// TakeDueFires is TakeDue keeping each fire as the ring holds it, for SendFire.
+func (s *Scheduler) TakeDueFires(at time.Time) []DueFire {
+	ms := at.UnixMilli()
+	var out []DueFire
+	for _, it := range s.ring.take(ms - ms%1000 + 999) {
+		out = append(out, DueFire{Claim: schema.Claim{LogID: it.LogID, JobGroup: it.JobGroup, JobID: it.JobID, Planned: time.UnixMilli(it.FireMs), Marker: it.Marker}, it: it})
+	}
+	return out
+}
+
+// SendFire is SendJudged for a fire taken by TakeDueFires.
+func (s *Scheduler) SendFire(ctx context.Context, f DueFire, judged time.Time) error {
+	return s.trigger(ctx, fireRequest(f.it, judged.UnixMilli()), true)
+}

@@ -17,6 +17,8 @@ type ringItem struct {
 	// NextMs is, for a Now fire, the job's next fire time as the same scan left it:
 	// once that time's second has begun, the late fire yields to it (see yieldsToNext).
 	NextMs int64
+	// Adopted marks a fire taken over from a stopped admin (see adoptedYields).
+	Adopted bool
 	// LogID and Marker identify the claim row written for this fire.
 	LogID  int64
 	Marker string

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/clock"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -379,4 +380,46 @@ func TestPausedIntoTheNextSecondSendsEachJobOnce(t *testing.T) {
 		require.Equal(t, 500, l.TriggerCode)
 		require.Contains(t, l.TriggerMsg, "merged")
 	}
+}
+
+// A survivor that takes a stopped admin's fires over just before a boundary and sends
+// one after it yields to the job's next fire handed out for that second (here its own
+// adopted claim; at a partitioned take-over, often the partition's next owner's): the
+// adopted fire closes as merged. A fire of its own sent as late goes out, as a pool a
+// second behind sends every second's fire late, once each.
+func TestAdoptedFireSentAfterItsSecondYieldsToALaterFire(t *testing.T) {
+	t.Parallel()
+	a := setup(t, bundleOpts{})
+	b := setup(t, bundleOpts{shareDB: a})
+	ex, g := javaGroup(t, a, "adopted-late")
+	adopted := everySecond(t, a, g)
+	for range 5 {
+		a.scanAt(t, t0) // A claims t0+1 … t0+5, then stops
+	}
+	own := b.job(t, g, func(j *schema.Job) {
+		j.ScheduleConf, j.TriggerStatus, j.TriggerNextTime = "* * * * * ?", 1, t0.Add(3*time.Second).UnixMilli()
+	})
+	b.scanAt(t, t0.Add(2500*time.Millisecond))
+	b.scanAt(t, t0.Add(2500*time.Millisecond)) // B claims t0+3 and t0+4 of its own job
+	b.scanAt(t, t0.Add(3500*time.Millisecond)) // A's heartbeat is 3.5 s old: B takes its claims over
+	b.idle(t)
+	fires := map[int]scheduler.DueFire{}
+	for _, f := range b.sched.TakeDueFires(t0.Add(3 * time.Second)) {
+		if f.Planned.Equal(t0.Add(3 * time.Second)) {
+			fires[f.JobID] = f
+		}
+	}
+	require.True(t, fires[adopted].Adopted())
+	require.False(t, fires[own].Adopted())
+	ctx := context.Background()
+	b.clock.Set(t0.Add(4050 * time.Millisecond)) // judged for t0+3, sent in t0+4
+	require.NoError(t, b.sched.SendFire(ctx, fires[adopted], t0.Add(3*time.Second)))
+	require.NoError(t, b.sched.SendFire(ctx, fires[own], t0.Add(3*time.Second)))
+	sent := sendSeconds(ex)
+	require.Empty(t, sent[adopted], "the adopted fire yields to the job's fire of t0+4")
+	require.Equal(t, []int64{4}, sent[own], "a fire of its own goes out late")
+	l, err := b.store.LoadLog(ctx, fires[adopted].LogID)
+	require.NoError(t, err)
+	require.Equal(t, 500, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, "taken over from a stopped admin")
 }

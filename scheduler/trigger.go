@@ -204,7 +204,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
 	// the same logDateTime.
 	now := s.clock.Now()
-	if msg := s.sentInItsStead(req, job, now); msg != "" {
+	if msg := s.sentInItsStead(ctx, req, job, now); msg != "" {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msg, true)
 		s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
 		s.log.Warn("fire sent after its second merged into another fire of the job in that second",
@@ -287,15 +287,49 @@ func (s *Scheduler) splitAccepted(ctx context.Context, req TriggerRequest, job s
 const takenOverAfterMs = 2000
 
 // sentInItsStead returns why a read-ahead fire is not sent at now (yieldsToNext,
-// sentJobs.take), or "" when it goes out.
-func (s *Scheduler) sentInItsStead(req TriggerRequest, job schema.Job, now time.Time) string {
+// adoptedYields, sentJobs.take), or "" when it goes out.
+func (s *Scheduler) sentInItsStead(ctx context.Context, req TriggerRequest, job schema.Job, now time.Time) string {
 	if s.yieldsToNext(req, job, now) {
 		return msgYieldsToNext
+	}
+	if s.adoptedYields(ctx, req, job.ID, now) {
+		return msgAdoptedYields
 	}
 	if !s.sentJobs.take(req, job.ID, now) {
 		return msgSentThisSecond
 	}
 	return ""
+}
+
+// msgAdoptedYields is the trigger message of an adopted fire closed by adoptedYields.
+const msgAdoptedYields = "not sent: taken over from a stopped admin and sent after the second it was judged for, where another fire of the job was handed out"
+
+// adoptedYields reports a fire taken over from a stopped admin (adopt) that goes out
+// in a later second than it was judged for, when the database holds another fire of
+// its job handed out for a second after its own and by the end of this one (a claim or
+// a sent log row, any admin's): that fire goes, or went, out in its own second. A
+// survivor that adopts fires just before a boundary and sends them after it would
+// otherwise run the job twice in that second beside the partition's next owner, which
+// fires the job's next time there. Only adopted fires ask (one read each, and only at
+// a take-over): the claims of a pool a second behind are its own, and its fires go out
+// late, once each. When the database cannot tell, the fire goes out.
+func (s *Scheduler) adoptedYields(ctx context.Context, req TriggerRequest, job int, now time.Time) bool {
+	it := req.fire
+	sec := secondOf(now.UnixMilli())
+	if !it.Adopted || it.LogID == 0 || req.judgedMs == 0 || sec <= req.judgedMs {
+		return false
+	}
+	later, err := s.store.LogTimes(ctx, []int{job}, time.UnixMilli(secondOf(it.FireMs)+999), time.UnixMilli(sec+999))
+	if err != nil {
+		s.log.Warn("adopted fire sent after its second without checking for a later fire of its job", "job_id", job, "log_id", it.LogID, "err", err)
+		return false
+	}
+	for _, lt := range later[job] {
+		if lt.ID != it.LogID {
+			return true
+		}
+	}
+	return false
 }
 
 // msgSentThisSecond is the trigger message of a fire closed by sentJobs.take.
