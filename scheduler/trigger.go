@@ -207,7 +207,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if msg := s.sentInItsStead(ctx, req, job, now); msg != "" {
 		_, err := s.store.FailClaim(ctx, req.ClaimLogID, req.ClaimMarker, msg, true)
 		s.metrics.prom.staleFires.WithLabelValues("merged").Inc()
-		s.log.Warn("fire sent after its second merged into another fire of the job in that second",
+		s.log.Warn("read-ahead fire not sent: merged into another fire of its job in the second it would go out in",
 			"job_id", job.ID, "log_id", req.ClaimLogID, "planned", time.UnixMilli(req.PlannedMs).Format(time.TimeOnly), "reason", msg)
 		return err
 	}
