@@ -287,15 +287,21 @@ func (s *Scheduler) splitAccepted(ctx context.Context, req TriggerRequest, job s
 const takenOverAfterMs = 2000
 
 // sentInItsStead returns why a read-ahead fire is not sent at now (yieldsToNext,
-// adoptedYields, sentJobs.take), or "" when it goes out.
+// adoptedYields, sentJobs.take), or "" when it goes out. Only a fire that goes out
+// in a later second than it was judged for (late) yields to the job's next fire or to
+// another fire handed out for this second; sentJobs records every read-ahead send.
 func (s *Scheduler) sentInItsStead(ctx context.Context, req TriggerRequest, job schema.Job, now time.Time) string {
-	if s.yieldsToNext(req, job, now) {
+	if req.fire.LogID == 0 || req.accepted {
+		return ""
+	}
+	sec := secondOf(now.UnixMilli())
+	late := req.judgedMs > 0 && sec > req.judgedMs
+	switch {
+	case late && yieldsToNext(req.fire, job, sec):
 		return msgYieldsToNext
-	}
-	if s.adoptedYields(ctx, req, job.ID, now) {
+	case late && req.fire.Adopted && s.adoptedYields(ctx, req.fire, job.ID, sec):
 		return msgAdoptedYields
-	}
-	if !s.sentJobs.take(req, job.ID, now) {
+	case !s.sentJobs.take(job.ID, sec, late):
 		return msgSentThisSecond
 	}
 	return ""
@@ -304,21 +310,16 @@ func (s *Scheduler) sentInItsStead(ctx context.Context, req TriggerRequest, job 
 // msgAdoptedYields is the trigger message of an adopted fire closed by adoptedYields.
 const msgAdoptedYields = "not sent: taken over from a stopped admin and sent after the second it was judged for, where another fire of the job was handed out"
 
-// adoptedYields reports a fire taken over from a stopped admin (adopt) that goes out
-// in a later second than it was judged for, when the database holds another fire of
-// its job handed out for a second after its own and by the end of this one (a claim or
-// a sent log row, any admin's): that fire goes, or went, out in its own second. A
-// survivor that adopts fires just before a boundary and sends them after it would
-// otherwise run the job twice in that second beside the partition's next owner, which
-// fires the job's next time there. Only adopted fires ask (one read each, and only at
-// a take-over): the claims of a pool a second behind are its own, and its fires go out
-// late, once each. When the database cannot tell, the fire goes out.
-func (s *Scheduler) adoptedYields(ctx context.Context, req TriggerRequest, job int, now time.Time) bool {
-	it := req.fire
-	sec := secondOf(now.UnixMilli())
-	if !it.Adopted || it.LogID == 0 || req.judgedMs == 0 || sec <= req.judgedMs {
-		return false
-	}
+// adoptedYields reports, for a fire taken over from a stopped admin (adopt) that goes
+// out in second sec, later than the one it was judged for, whether the database holds
+// another fire of its job handed out for a second after its own and by the end of sec
+// (a claim or a sent log row, any admin's): that fire goes, or went, out in its own
+// second. A survivor that adopts fires just before a boundary and sends them after it
+// would otherwise run the job twice in that second beside the partition's next owner,
+// which fires the job's next time there. Only adopted fires ask (one read each, and
+// only at a take-over): the claims of a pool a second behind are its own, and its
+// fires go out late, once each. When the database cannot tell, the fire goes out.
+func (s *Scheduler) adoptedYields(ctx context.Context, it ringItem, job int, sec int64) bool {
 	later, err := s.store.LogTimes(ctx, []int{job}, time.UnixMilli(secondOf(it.FireMs)+999), time.UnixMilli(sec+999))
 	if err != nil {
 		s.log.Warn("adopted fire sent after its second without checking for a later fire of its job", "job_id", job, "log_id", it.LogID, "err", err)
@@ -347,21 +348,16 @@ type sentSecond struct {
 	late bool
 }
 
-// take records a read-ahead fire of job going out at now. It reports false, recording
-// nothing, when this admin sent the job in now's second already and one of the two
-// fires goes out after the second it was judged for: an adopted fire of a stopped
-// admin, judged just before a boundary, beside this admin's own scan of the job's
-// overdue next time after it; or a fire prepared just before a short pause (SIGSTOP, a
-// VM stall) that wakes the process in the next second, beside that second's own fire,
-// whichever reaches its send first. Two fires each sent in the second they were judged
-// for both go out: foldLate gives a job at most one fire per judged second, and pools
-// a second behind send every second's fire late, once each.
-func (j *sentJobs) take(req TriggerRequest, job int, now time.Time) bool {
-	if req.fire.LogID == 0 || req.accepted {
-		return true
-	}
-	sec := secondOf(now.UnixMilli())
-	late := req.judgedMs > 0 && sec > req.judgedMs
+// take records a read-ahead fire of job going out in second sec, late when after the
+// second it was judged for. It reports false, recording nothing, when this admin sent
+// the job in that second already and one of the two fires is late: an adopted fire of
+// a stopped admin, judged just before a boundary, beside this admin's own scan of the
+// job's overdue next time after it; or a fire prepared just before a short pause
+// (SIGSTOP, a VM stall) that wakes the process in the next second, beside that
+// second's own fire, whichever reaches its send first. Two fires each sent in the
+// second they were judged for both go out: foldLate gives a job at most one fire per
+// judged second, and pools a second behind send every second's fire late, once each.
+func (j *sentJobs) take(job int, sec int64, late bool) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.sec == nil {
@@ -380,27 +376,24 @@ func (j *sentJobs) take(req TriggerRequest, job int, now time.Time) bool {
 // msgYieldsToNext is the trigger message of a late fire closed by yieldsToNext.
 const msgYieldsToNext = "not sent: merged into the job's next fire, due in the second this fire could only go out in"
 
-// yieldsToNext reports a read-ahead fire that goes out in a later second than the one
-// it was judged for (foldLate), where the job's next fire is due already: sent, it
-// would run the job twice in that second beside the next fire. The next fire is the
-// one the scan planned beside a late fire it sends at once (NextMs), else the job's
-// next fire time as read when the fire was prepared — past it, a scan fires the job
-// (or its ring does) in this second. It happens when a scan finds a job overdue just
-// before a second's boundary and the pools take the fire after it, or when an admin
-// takes a stopped admin's fires over just before a boundary and sends them after it,
-// beside the next owner's scan. The next fire never goes out before its own second,
-// so a fire sent earlier keeps its own second; and read-ahead keeps a job's next fire
-// time seconds ahead, so pools a second behind still send every second's fire.
-func (s *Scheduler) yieldsToNext(req TriggerRequest, job schema.Job, now time.Time) bool {
-	it := req.fire
-	if it.LogID == 0 || req.accepted || req.judgedMs == 0 || secondOf(now.UnixMilli()) <= req.judgedMs {
-		return false
-	}
+// yieldsToNext reports, for a read-ahead fire that goes out in second sec, later than
+// the one it was judged for (foldLate), whether the job's next fire is due already:
+// sent, it would run the job twice in that second beside the next fire. The next fire
+// is the one the scan planned beside a late fire it sends at once (NextMs), else the
+// job's next fire time as read when the fire was prepared — past it, a scan fires the
+// job (or its ring does) in this second. It happens when a scan finds a job overdue
+// just before a second's boundary and the pools take the fire after it, or when an
+// admin takes a stopped admin's fires over just before a boundary and sends them after
+// it, beside the next owner's scan. The next fire never goes out before its own
+// second, so a fire sent earlier keeps its own second; and read-ahead keeps a job's
+// next fire time seconds ahead, so pools a second behind still send every second's
+// fire.
+func yieldsToNext(it ringItem, job schema.Job, sec int64) bool {
 	next := it.NextMs
 	if next == 0 && job.TriggerStatus == 1 && job.TriggerNextTime > it.FireMs {
 		next = job.TriggerNextTime
 	}
-	return next > 0 && secondOf(now.UnixMilli()) >= secondOf(next)
+	return next > 0 && sec >= secondOf(next)
 }
 
 // msgLateAtSend is the trigger message of a read-ahead fire closed by lateAtSend.
