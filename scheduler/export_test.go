@@ -81,10 +81,9 @@ func (s *Scheduler) SendJudged(ctx context.Context, c schema.Claim, judged time.
 // TakeDue takes the ring's fires due by the end of at's second, as a ring tick does
 // before it prepares them, and returns their claims.
 func (s *Scheduler) TakeDue(at time.Time) []schema.Claim {
-	ms := at.UnixMilli()
 	var out []schema.Claim
-	for _, it := range s.ring.take(ms - ms%1000 + 999) {
-		out = append(out, schema.Claim{LogID: it.LogID, JobGroup: it.JobGroup, JobID: it.JobID, Planned: time.UnixMilli(it.FireMs), Marker: it.Marker})
+	for _, f := range s.TakeDueFires(at) {
+		out = append(out, f.Claim)
 	}
 	return out
 }

@@ -50,6 +50,25 @@ func claimOf(t *testing.T, b *testBundle, job int, planned time.Time) schema.Cla
 	return schema.Claim{}
 }
 
+// dueByJob takes the ring's fires due by the end of at's second (TakeDue), by job.
+func dueByJob(b *testBundle, at time.Time) map[int]schema.Claim {
+	out := map[int]schema.Claim{}
+	for _, c := range b.sched.TakeDue(at) {
+		out[c.JobID] = c
+	}
+	return out
+}
+
+// requireClosedUnsent checks that a claim was closed without being sent (500), with
+// a trigger message containing why.
+func requireClosedUnsent(t *testing.T, b *testBundle, logID int64, why string) {
+	t.Helper()
+	l, err := b.store.LoadLog(context.Background(), logID)
+	require.NoError(t, err)
+	require.Equal(t, 500, l.TriggerCode)
+	require.Contains(t, l.TriggerMsg, why)
+}
+
 // everySeconds adds n jobs due every second from t0+1 s.
 func everySeconds(t *testing.T, b *testBundle, group, n int) []int {
 	ids := make([]int, n)
@@ -149,10 +168,7 @@ func TestLateInThePoolsSendsOnlyOwnClaims(t *testing.T) {
 	b.scanAt(t, t0) // claims t0+1 of each job
 	ctx := context.Background()
 	b.clock.Set(t0.Add(750 * time.Millisecond))
-	due := map[int]schema.Claim{}
-	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) { // prepared for t0+1
-		due[c.JobID] = c
-	}
+	due := dueByJob(b, t0.Add(time.Second)) // prepared for t0+1
 	require.Len(t, due, 3)
 	b.clock.Set(t0.Add(2100 * time.Millisecond)) // a pool 1.1 s behind
 	require.NoError(t, b.sched.SendJudged(ctx, due[behind], t0.Add(time.Second)))
@@ -295,10 +311,7 @@ func TestFireSentAfterItsSecondYieldsToADueNextTime(t *testing.T) {
 	ex, g := javaGroup(t, b, "next-due")
 	ids := everySeconds(t, b, g, 3)
 	b.scanAt(t, t0) // t0+1 claimed; each job's next time is t0+2
-	due := map[int]schema.Claim{}
-	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) {
-		due[c.JobID] = c
-	}
+	due := dueByJob(b, t0.Add(time.Second))
 	ctx := context.Background()
 	b.clock.Set(t0.Add(1900 * time.Millisecond))
 	require.NoError(t, b.sched.SendJudged(ctx, due[ids[0]], t0.Add(time.Second)))
@@ -309,10 +322,7 @@ func TestFireSentAfterItsSecondYieldsToADueNextTime(t *testing.T) {
 	require.Equal(t, []int64{1}, sent[ids[0]], "in its own second")
 	require.Empty(t, sent[ids[1]], "the next fire (t0+2) is due in the second it would go out in")
 	require.Equal(t, []int64{2}, sent[ids[2]], "judged for the second it goes out in")
-	l, err := b.store.LoadLog(ctx, due[ids[1]].LogID)
-	require.NoError(t, err)
-	require.Equal(t, 500, l.TriggerCode)
-	require.Contains(t, l.TriggerMsg, "merged")
+	requireClosedUnsent(t, b, due[ids[1]].LogID, "merged")
 	b.scanAt(t, t0.Add(2100*time.Millisecond)) // the overdue t0+2 goes out at once
 	b.idle(t)
 	require.Equal(t, []int64{2}, sendSeconds(ex)[ids[1]], "one run in t0+2")
@@ -338,10 +348,7 @@ func TestFireSentAfterItsSecondYieldsToOneSentThen(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, b.sched.SendJudged(ctx, due[0], t0.Add(time.Second))) // judged for t0+1
 	require.Equal(t, []int64{2}, sendSeconds(ex)[id], "one run in t0+2")
-	l, err := b.store.LoadLog(ctx, due[0].LogID)
-	require.NoError(t, err)
-	require.Equal(t, 500, l.TriggerCode)
-	require.Contains(t, l.TriggerMsg, "merged")
+	requireClosedUnsent(t, b, due[0].LogID, "merged")
 }
 
 // A process paused for less than 2 s just after preparing a second's fires wakes in
@@ -355,18 +362,13 @@ func TestPausedIntoTheNextSecondSendsEachJobOnce(t *testing.T) {
 	lateFirst, onTimeFirst := everySecond(t, b, g), everySecond(t, b, g)
 	b.scanAt(t, t0)
 	b.scanAt(t, t0) // t0+1 and t0+2 claimed; the next time t0+3 is not due in t0+2
-	due := map[int]schema.Claim{}
-	for _, c := range b.sched.TakeDue(t0.Add(time.Second)) { // prepared for t0+1
-		due[c.JobID] = c
-	}
+
+	due := dueByJob(b, t0.Add(time.Second)) // prepared for t0+1
 	require.Len(t, due, 2)
 	ctx := context.Background()
 	b.clock.Set(t0.Add(2050 * time.Millisecond)) // the pause ends in t0+2
 	require.NoError(t, b.sched.SendJudged(ctx, due[lateFirst], t0.Add(time.Second)))
-	next := map[int]schema.Claim{}
-	for _, c := range b.sched.TakeDue(t0.Add(2 * time.Second)) {
-		next[c.JobID] = c
-	}
+	next := dueByJob(b, t0.Add(2*time.Second))
 	require.Len(t, next, 2)
 	require.NoError(t, b.sched.SendJudged(ctx, next[lateFirst], t0.Add(2*time.Second)))
 	require.NoError(t, b.sched.SendJudged(ctx, next[onTimeFirst], t0.Add(2*time.Second)))
@@ -375,10 +377,7 @@ func TestPausedIntoTheNextSecondSendsEachJobOnce(t *testing.T) {
 	require.Equal(t, []int64{2}, sent[lateFirst], "the late fire went first; the on-time one yields")
 	require.Equal(t, []int64{2}, sent[onTimeFirst], "the on-time fire went first; the late one yields")
 	for _, c := range []schema.Claim{next[lateFirst], due[onTimeFirst]} {
-		l, err := b.store.LoadLog(ctx, c.LogID)
-		require.NoError(t, err)
-		require.Equal(t, 500, l.TriggerCode)
-		require.Contains(t, l.TriggerMsg, "merged")
+		requireClosedUnsent(t, b, c.LogID, "merged")
 	}
 }
 
@@ -418,8 +417,5 @@ func TestAdoptedFireSentAfterItsSecondYieldsToALaterFire(t *testing.T) {
 	sent := sendSeconds(ex)
 	require.Empty(t, sent[adopted], "the adopted fire yields to the job's fire of t0+4")
 	require.Equal(t, []int64{4}, sent[own], "a fire of its own goes out late")
-	l, err := b.store.LoadLog(ctx, fires[adopted].LogID)
-	require.NoError(t, err)
-	require.Equal(t, 500, l.TriggerCode)
-	require.Contains(t, l.TriggerMsg, "taken over from a stopped admin")
+	requireClosedUnsent(t, b, fires[adopted].LogID, "taken over from a stopped admin")
 }
