@@ -149,6 +149,7 @@ func startOurs(t *testing.T, token string, postgres bool, layout string, props .
 	out := &syncBuffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = adminEnviron()
+	dieWithTest(cmd)
 	cmd.Stdout = out
 	cmd.Stderr = out
 	if err := cmd.Start(); err != nil {

@@ -98,6 +98,7 @@ func startLocal(t *testing.T, cmd *exec.Cmd, port int, group bool, ready func(ou
 	if group {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

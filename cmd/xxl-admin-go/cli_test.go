@@ -60,6 +60,7 @@ func runCLI(t *testing.T, bin, dir string, env []string, args ...string) cliResu
 	cmd.Env = append(cleanAdminEnv(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
+	ownGroup(cmd)
 	err := cmd.Run()
 	require.NoError(t, ctx.Err(), "%v did not end by itself: %s", args, e.String())
 	code := 0
@@ -296,6 +297,7 @@ func startCLIAdmin(t *testing.T, bin, dir string, env []string, args ...string) 
 	stderr, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = cmd.Stdout
+	ownGroup(cmd)
 	require.NoError(t, cmd.Start())
 	stopped := false
 	t.Cleanup(func() {

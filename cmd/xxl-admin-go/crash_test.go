@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,17 +15,9 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// buildAdmin compiles this command once per test binary.
-func buildAdmin(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "xxl-admin-go")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
-}
-
 type adminProc struct {
 	cmd  *exec.Cmd
+	port string
 	base string
 }
 
@@ -53,27 +42,17 @@ func startAdminProcEnv(t *testing.T, bin string, db *schematest.DB, out io.Write
 	}, out, env, extra...)
 }
 
-// startAdminProcOn is startAdminProcEnv on the datasource of dsArgs.
+// startAdminProcOn is startAdminProcEnv on the datasource of dsArgs. The admin takes
+// any free port (--server.port=0) and names it in its log; the process dies with the
+// test binary.
 func startAdminProcOn(t *testing.T, bin string, dsArgs []string, out io.Writer, env []string, extra ...string) *adminProc {
 	t.Helper()
-	port := freePort(t)
-	cmd := exec.Command(bin, append(append(dsArgs,
-		fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token"), extra...)...)
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd := exec.Command(bin, append(append(append([]string{}, dsArgs...),
+		"--server.port=0", "--xxl.job.accessToken=crash-token"), extra...)...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	p := &adminProc{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)}
-	waitFor(t, "admin listening", 20*time.Second, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-	return p
+	return startAdminCmd(t, cmd, out, "/xxl-job-admin")
 }
 
 // Two admin processes share one database; one is killed with SIGKILL in

@@ -106,9 +106,8 @@ func runAdmin(t testing.TB, dsArgs []string, extra ...string) (base string) {
 			ctxPath = strings.TrimSuffix(v, "/")
 		}
 	}
-	port := freePort(t)
-	args := append(append(dsArgs,
-		fmt.Sprintf("--server.port=%d", port),
+	args := append(append(append([]string{}, dsArgs...),
+		"--server.port=0", // any free port: ready names it
 		"--xxl.job.accessToken=e2e-token",
 		"--xxl.job.i18n=en",
 	), extra...)
@@ -116,14 +115,16 @@ func runAdmin(t testing.TB, dsArgs []string, extra ...string) (base string) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, nil, io.Discard, testWriter{t}, ready) }()
+	var port string
 	select {
-	case <-ready:
+	case addr := <-ready:
+		_, port, _ = net.SplitHostPort(addr)
 	case err := <-done:
 		cancel()
 		t.Fatalf("admin did not start: %v", err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		cancel()
-		t.Fatal("admin did not start within 20 s")
+		t.Fatal("admin did not start within 60 s")
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -134,7 +135,7 @@ func runAdmin(t testing.TB, dsArgs []string, extra ...string) (base string) {
 			t.Error("admin did not stop within 15 s")
 		}
 	})
-	return fmt.Sprintf("http://127.0.0.1:%d%s", port, ctxPath)
+	return "http://127.0.0.1:" + port + ctxPath
 }
 
 type testWriter struct{ t testing.TB }
@@ -168,8 +169,9 @@ func startNodeExecutorLines(t *testing.T, admin, app, token string, onLine func(
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = testWriter{t}
+	ownGroup(cmd)
 	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { killGroup(cmd); _ = cmd.Wait() })
 	readyC := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)

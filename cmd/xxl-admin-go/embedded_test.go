@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,31 +44,35 @@ func (b *syncBuffer) String() string {
 // embeddedAdmin is an admin running with no datasource configured.
 type embeddedAdmin struct {
 	base   string
+	port   int // bound
 	log    *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
 }
 
 // startEmbedded runs the admin as main does with no spring.datasource.url, on the
-// embedded file path and the given port, with extra arguments, until stop (or the end
-// of the test).
+// embedded file path and the given port (0: any free one), with extra arguments, until
+// stop (or the end of the test).
 func startEmbedded(t *testing.T, path string, port int, extra ...string) *embeddedAdmin {
 	t.Helper()
 	args := append([]string{fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=emb-token", "--xxl.job.i18n=en",
 		"--xxl.admin.embedded.path=" + path}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &embeddedAdmin{base: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port), log: &syncBuffer{t: t}, cancel: cancel, done: make(chan error, 1)}
+	a := &embeddedAdmin{log: &syncBuffer{t: t}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
 	go func() { a.done <- run(ctx, args, nil, io.Discard, a.log, ready) }()
 	select {
-	case <-ready:
+	case addr := <-ready:
+		_, p, _ := net.SplitHostPort(addr)
+		a.port, _ = strconv.Atoi(p)
 	case err := <-a.done:
 		cancel()
 		t.Fatalf("admin did not start: %v", err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		cancel()
-		t.Fatal("admin did not start within 20 s")
+		t.Fatal("admin did not start within 60 s")
 	}
+	a.base = fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", a.port)
 	t.Cleanup(func() { a.stop(t) })
 	return a
 }
@@ -116,15 +122,14 @@ func TestEmbeddedStart(t *testing.T) {
 
 func embeddedStart(t *testing.T, startExecutor func(t *testing.T, admin, app, token string) string) {
 	path := filepath.Join(t.TempDir(), "trial.db")
-	port := freePort(t)
-	admin := startEmbedded(t, path, port)
+	admin := startEmbedded(t, path, 0)
 	require.Contains(t, admin.log.String(), "created the embedded database with seed rows")
 	require.Contains(t, admin.log.String(), "/xxl-job-admin/, login admin / 123456")
 	require.Contains(t, admin.log.String(), path)
 
 	// A second admin on the same file stops with one clear line.
 	var errOut bytes.Buffer
-	err := run(context.Background(), []string{fmt.Sprintf("--server.port=%d", freePort(t)), "--xxl.admin.embedded.path=" + path}, nil, io.Discard, &errOut, nil)
+	err := run(context.Background(), []string{"--server.port=0", "--xxl.admin.embedded.path=" + path}, nil, io.Discard, &errOut, nil)
 	require.ErrorContains(t, err, "already runs on this embedded database")
 	require.NotContains(t, err.Error(), "\n")
 
@@ -156,7 +161,7 @@ func embeddedStart(t *testing.T, startExecutor func(t *testing.T, admin, app, to
 	// The lock went with the admin: a new one starts on the same file (and port, which
 	// the executor calls back), keeps its data (no seed rows written again) and goes on
 	// firing the job.
-	again := startEmbedded(t, path, port)
+	again := startEmbedded(t, path, admin.port)
 	require.NotContains(t, again.log.String(), "created the embedded database")
 	waitFor(t, "fires after the restart", 30*time.Second, func() bool { return countLogs(t, path, job, 200) >= before+2 })
 }
@@ -242,7 +247,7 @@ func TestSchemaExportImport(t *testing.T) {
 func TestEmbeddedPartitionedMode(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "partitioned.db")
-	admin := startEmbedded(t, path, freePort(t), "--xxl.admin.cluster.mode=partitioned", "--xxl.admin.cluster.partitions=4")
+	admin := startEmbedded(t, path, 0, "--xxl.admin.cluster.mode=partitioned", "--xxl.admin.cluster.partitions=4")
 	ex := executortest.Start(t, executortest.Config{Kind: executortest.KindJava342, AccessToken: "emb-token", AdminAddresses: admin.base})
 	side, err := schema.OpenSQLite(path, time.Local)
 	require.NoError(t, err)

@@ -50,12 +50,9 @@ const (
 	faultMaxLate       = 10 * time.Second // a fire later than this after its planned second is late
 )
 
-// faultSlots keeps at most two fault tests running at once (each is a MariaDB server
-// and two admins under load; the machines have two cores).
-var faultSlots = make(chan struct{}, 2)
-
 // faultGate skips unless fault tests are asked for and MariaDB's server programs are
-// installed, then runs the test in parallel with at most one other fault test.
+// installed, then runs the test in parallel within the process tests' slots
+// (heavyGate).
 func faultGate(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -65,8 +62,7 @@ func faultGate(t *testing.T) {
 		t.Skip("mariadbd and mariadb-install-db are not installed (apt-get install mariadb-server)")
 	}
 	t.Parallel()
-	faultSlots <- struct{}{}
-	t.Cleanup(func() { <-faultSlots })
+	heavyGate(t)
 }
 
 // faultLength is the length of a test's fault: ci by default, full with

@@ -151,6 +151,7 @@ func startJavaExecutor(t *testing.T, classpath, admin, token string) (address st
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = cmd.Stdout
+	ownGroup(cmd)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)

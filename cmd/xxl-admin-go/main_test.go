@@ -150,12 +150,12 @@ func TestServeWarnsAboutMissingScanIndex(t *testing.T) {
 	addJobs(schema.ScanIndexWarnJobs - 1) // with the seed job: exactly the threshold
 	const warning = "has no index on (trigger_status, trigger_next_time)"
 
-	a := startEmbedded(t, path, freePort(t))
+	a := startEmbedded(t, path, 0)
 	a.stop(t)
 	require.NotContains(t, a.log.String(), warning)
 
 	addJobs(1)
-	a = startEmbedded(t, path, freePort(t))
+	a = startEmbedded(t, path, 0)
 	a.stop(t)
 	require.Equal(t, 1, strings.Count(a.log.String(), warning), a.log.String())
 	require.Contains(t, a.log.String(), "CREATE INDEX i_xxl_admin_trigger_next ON xxl_job_info (trigger_status, trigger_next_time)")

@@ -88,6 +88,7 @@ func (m *privateMariaDB) start(t *testing.T) {
 		args = append(args, "--user=root")
 	}
 	m.cmd = exec.Command(m.server, args...)
+	ownGroup(m.cmd)
 	require.NoError(t, m.cmd.Start())
 	m.waited = make(chan struct{})
 	go func(cmd *exec.Cmd, done chan struct{}) { _ = cmd.Wait(); close(done) }(m.cmd, m.waited)

@@ -70,17 +70,18 @@ func TestPostgresNewcomerEndToEnd(t *testing.T) {
 	require.Contains(t, out.String(), "created database "+name)
 	require.Contains(t, out.String(), "created the 3.4 layout")
 
-	port := freePort(t)
-	args := append(append([]string{}, ds...), fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=e2e-token", "--xxl.job.i18n=en")
+	args := append(append([]string{}, ds...), "--server.port=0", "--xxl.job.accessToken=e2e-token", "--xxl.job.i18n=en")
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, nil, io.Discard, testWriter{t}, ready) }()
+	var port string
 	select {
-	case <-ready:
+	case addr := <-ready:
+		_, port, _ = net.SplitHostPort(addr)
 	case err := <-done:
 		t.Fatalf("admin did not start: %v", err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("admin did not start within 20 s")
+	case <-time.After(60 * time.Second):
+		t.Fatal("admin did not start within 60 s")
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -91,7 +92,7 @@ func TestPostgresNewcomerEndToEnd(t *testing.T) {
 			t.Error("admin did not stop within 15 s")
 		}
 	})
-	admin := fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
+	admin := "http://127.0.0.1:" + port + "/xxl-job-admin"
 
 	// The test reads and writes the tables as the admin does: in serverTimezone.
 	c := schematest.PostgresConfig(t).Copy()
@@ -176,23 +177,13 @@ func startPostgresCluster(t *testing.T, admins, jobs int, args ...string) *pgClu
 	c := &pgCluster{p: p, ex: ex, group: group}
 	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
 	for i := 0; i < admins; i++ {
-		port := freePort(t)
 		cmd := exec.Command(bin,
 			fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
 			"--spring.datasource.username="+p.Config.User, "--spring.datasource.password="+p.Config.Password,
 			"--spring.datasource.hikari.maximum-pool-size=10", // several admins within the server's 100 connections
-			fmt.Sprintf("--server.port=%d", port), "--xxl.job.accessToken=crash-token")
+			"--server.port=0", "--xxl.job.accessToken=crash-token")
 		cmd.Args = append(cmd.Args, args...)
-		cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		waitFor(t, "admin listening", 20*time.Second, func() bool {
-			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err == nil {
-				conn.Close()
-			}
-			return err == nil
-		})
+		startAdminCmd(t, cmd, testWriter{t}, "/xxl-job-admin")
 		c.admins = append(c.admins, cmd)
 	}
 	c.first = (time.Now().UnixMilli()/1000 + 6) * 1000

@@ -49,6 +49,10 @@ func startWFRecorder(t *testing.T, hold time.Duration) *wfRecorder {
 	return r
 }
 
+// wfCallbackClient bounds each callback attempt: an admin that hangs (a killed one's
+// connection half open) costs one attempt, not the run.
+var wfCallbackClient = &http.Client{Timeout: 10 * time.Second}
+
 // callback reports success with the parameter as the output, retrying until an
 // admin stores it.
 func (r *wfRecorder) callback(logID int64, param string) {
@@ -60,7 +64,7 @@ func (r *wfRecorder) callback(logID int64, param string) {
 			req, _ := http.NewRequest(http.MethodPost, a+"/api/callback", bytes.NewReader([]byte(body)))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("XXL-JOB-ACCESS-TOKEN", "crash-token")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := wfCallbackClient.Do(req)
 			if err != nil {
 				continue
 			}
@@ -91,10 +95,11 @@ func TestWorkflowSurvivesKillNine(t *testing.T) {
 		t.Skip("builds the binary and runs admin processes; skipped with -short")
 	}
 	t.Parallel()
-	bin := buildAdmin(t)
+	bin := adminBinary(t)
 	for _, mode := range []string{"lock", "partitioned"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
+			heavyGate(t)
 			db, _ := schematest.New(t, schema.Layout34)
 			rec := startWFRecorder(t, 2*time.Second)
 			db.Exec(t, "UPDATE xxl_job_group SET address_type = 1, address_list = ? WHERE id = 1", rec.srv.URL)

@@ -141,7 +141,7 @@ func startWorkflowAdmin(t *testing.T, database string) (api wfAPI, executorToken
 		}
 	case "embedded":
 		path := filepath.Join(t.TempDir(), "xxl-job.db")
-		a := startEmbedded(t, path, freePort(t))
+		a := startEmbedded(t, path, 0)
 		return wfAPI{base: a.base, token: "emb-token"}, "emb-token", func(addr string) {
 			db, err := schema.OpenSQLite(path, time.Local)
 			require.NoError(t, err)

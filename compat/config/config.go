@@ -31,7 +31,8 @@ const (
 
 // Config is the admin's configuration, validated and typed.
 type Config struct {
-	// Port is server.port, the HTTP listen port.
+	// Port is server.port, the HTTP listen port; 0 takes any free port, as Spring
+	// does (the "xxl-admin-go serving" log line names the address bound).
 	Port int
 	// Address is server.address, the interface to listen on; "" means all of them.
 	Address string
@@ -837,7 +838,7 @@ func (l *loader) boolean(key string) bool {
 // build validates every known key in table order and assembles the Config.
 func (l *loader) build() *Config {
 	c := &Config{}
-	c.Port = l.intIn("server.port", 1, 65535)
+	c.Port = l.intIn("server.port", 0, 65535)
 	c.Address = l.address("server.address")
 	c.ContextPath = l.contextPath("server.servlet.context-path")
 

@@ -418,7 +418,7 @@ func TestValidationErrors(t *testing.T) {
 		arg, key, want string
 	}{
 		{"--server.port=80a", "server.port", `server.port: "80a" is not a number (from args --server.port)`},
-		{"--server.port=0", "server.port", "0 is out of range 1..65535"},
+		{"--server.port=-1", "server.port", "-1 is out of range 0..65535"},
 		{"--server.port=65536", "server.port", "out of range"},
 		{"--server.port=99999999999999999999999", "server.port", "too large"},
 		{"--server.servlet.context-path=/a b", "server.servlet.context-path", "not a URL path"},

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The process tests (admin processes, a private database server, executors) share
+// two cores with everything else: heavySlots lets two of them run at once, whatever
+// their kind (soak, crash, fault, flood, mixed, hand-over), so none is starved into a
+// false failure by the others.
+var (
+	heavySlots = make(chan struct{}, 2)
+	heavyHeld  sync.Map // *testing.T → true while it holds a slot
+)
+
+// heavyGate waits for one of the process tests' slots and holds it until the test
+// ends; a test that holds one already takes no second. Call it after t.Parallel, in
+// the test (or subtest) that starts the processes.
+func heavyGate(t *testing.T) {
+	t.Helper()
+	if _, held := heavyHeld.LoadOrStore(t, true); held {
+		return
+	}
+	heavySlots <- struct{}{}
+	t.Cleanup(func() {
+		heavyHeld.Delete(t)
+		<-heavySlots
+	})
+}
+
+var (
+	adminBinOnce sync.Once
+	adminBin     string
+	adminBinErr  error
+)
+
+// buildAdmin compiles this command (once per test binary) and takes one of the process
+// tests' slots for t (heavyGate): every caller starts admin processes.
+func buildAdmin(t *testing.T) string {
+	t.Helper()
+	heavyGate(t)
+	return adminBinary(t)
+}
+
+// adminBinary is buildAdmin without the slot, for a test whose subtests take theirs.
+func adminBinary(t *testing.T) string {
+	t.Helper()
+	adminBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "xxl-admin-go-test-")
+		if err != nil {
+			adminBinErr = err
+			return
+		}
+		adminBin = filepath.Join(dir, "xxl-admin-go")
+		if out, err := exec.Command("go", "build", "-o", adminBin, ".").CombinedOutput(); err != nil {
+			adminBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, adminBinErr)
+	return adminBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if adminBin != "" {
+		_ = os.RemoveAll(filepath.Dir(adminBin))
+	}
+	os.Exit(code)
+}
+
+// startLogged starts cmd in a process group of its own that dies with the test binary
+// (ownGroup), its stdout and stderr line by line to out and to onLine (when set). The
+// test's cleanup kills the group and waits for its last line. The channel returned is
+// closed when the output ends: the process exited.
+func startLogged(t testing.TB, cmd *exec.Cmd, out io.Writer, onLine func(string)) (exited <-chan struct{}) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	cmd.Stdout, cmd.Stderr = w, w
+	ownGroup(cmd)
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		require.NoError(t, err, "start %s", cmd.Path)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if onLine != nil {
+				onLine(line)
+			}
+			_, _ = io.WriteString(out, line+"\n")
+		}
+		_, _ = io.Copy(io.Discard, r) // a line past the buffer: drain the rest
+	}()
+	t.Cleanup(func() {
+		killGroup(cmd)
+		_ = cmd.Wait()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	})
+	return done
+}
+
+// servingAddr finds the address in the admin's "xxl-admin-go serving" line.
+var servingAddr = regexp.MustCompile(`msg="xxl-admin-go serving" addr=(\S+)`)
+
+// startAdminCmd starts an admin process (cmd, given --server.port=0) through
+// startLogged and waits for the port it bound, from its "xxl-admin-go serving" line.
+func startAdminCmd(t testing.TB, cmd *exec.Cmd, out io.Writer, contextPath string) *adminProc {
+	t.Helper()
+	port := make(chan string, 1)
+	exited := startLogged(t, cmd, out, func(line string) {
+		if m := servingAddr.FindStringSubmatch(line); m != nil {
+			if _, p, err := net.SplitHostPort(m[1]); err == nil {
+				select {
+				case port <- p:
+				default:
+				}
+			}
+		}
+	})
+	select {
+	case p := <-port:
+		return &adminProc{cmd: cmd, port: p, base: "http://127.0.0.1:" + p + contextPath}
+	case <-exited:
+		t.Fatalf("admin exited before serving: %v", cmd.Wait())
+	case <-time.After(60 * time.Second):
+		t.Fatal("admin did not serve within 60 s")
+	}
+	return nil
+}
