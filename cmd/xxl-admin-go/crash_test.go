@@ -16,9 +16,10 @@ import (
 )
 
 type adminProc struct {
-	cmd  *exec.Cmd
-	port string
-	base string
+	cmd      *exec.Cmd
+	port     string
+	base     string
+	instance string // its heartbeat row's, when the test looked it up
 }
 
 func startAdminProc(t *testing.T, bin string, db *schematest.DB) *adminProc {
@@ -65,12 +66,16 @@ func TestKillNineOfOneAdminLosesNothing(t *testing.T) {
 	}
 	t.Parallel()
 	c := startCluster(t, 2, 40)
-	time.Sleep(time.Until(time.UnixMilli(c.first).Add(7300 * time.Millisecond))) // kill mid-second
-	require.NoError(t, c.admins[0].cmd.Process.Signal(syscall.SIGKILL))
-	_ = c.admins[0].cmd.Wait()
-	time.Sleep(10 * time.Second)
-	c.stopAll(t)
-	total := c.verify(t, 5)
+	victim := c.admins[0]
+	waitFor(t, "admin 0 at work: every job fired, read-ahead claims of its own open", 60*time.Second, func() bool {
+		return c.db.Count(t, "xxl_job_log", "job_group = ? AND trigger_code = 200", c.group) >= 40 &&
+			c.db.Count(t, "xxl_job_log", "trigger_code = 0 AND trigger_msg LIKE ?", "xxl-admin-go:claim:"+victim.instance+":%") > 0
+	})
+	sleepUntil(time.Now().Truncate(time.Second).Add(1300 * time.Millisecond)) // kill mid-second
+	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
+	_ = victim.cmd.Wait()
+	awaitTakeover(t, c.db.SQL, c.group, 40, victim.instance)
+	total := c.verify(t, c.stopAll(t), 5)
 	t.Logf("%d fires sent, %d skipped or uncertain", total, c.db.Count(t, "xxl_job_log", "trigger_code = 500"))
 }
 
@@ -106,9 +111,8 @@ func TestKillNineAtScanAndRingTick(t *testing.T) {
 			}
 			require.NoError(t, c.admins[0].cmd.Process.Signal(syscall.SIGKILL))
 			_ = c.admins[0].cmd.Wait()
-			time.Sleep(10 * time.Second)
-			c.stopAll(t)
-			total := c.verify(t, 5)
+			awaitTakeover(t, c.db.SQL, c.group, 30, c.admins[0].instance)
+			total := c.verify(t, c.stopAll(t), 5)
 			closed := c.db.Count(t, "xxl_job_log", "trigger_code = 500")
 			t.Logf("killed at %s: %d fires sent, %d closed as possibly sent", point, total, closed)
 			if point == "ring" {

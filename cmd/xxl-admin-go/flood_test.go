@@ -217,8 +217,7 @@ func TestRegistrationFlood(t *testing.T) {
 	})
 	require.Less(t, after.RSS, base.RSS+128<<20, "memory after the flood")
 
-	c.stopAll(t)
-	total := c.verify(t, 0)
+	total := c.verify(t, c.stopAll(t), 0)
 	t.Logf("%d registry calls in %v (%.0f/s) from %d connections, %d malformed refused, none 5xx; %d live rows; "+
 		"goroutines %.0f before, %.0f peak, %.0f after; RSS %.1f MiB before, %.1f MiB peak, %.1f MiB after; normal jobs: %d fires, none missing, none twice",
 		sent.Load(), flood, float64(sent.Load())/flood.Seconds(), workers, refused.Load(), live,

@@ -2,13 +2,17 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,4 +153,71 @@ func startAdminCmd(t testing.TB, cmd *exec.Cmd, out io.Writer, contextPath strin
 		t.Fatal("admin did not serve within 60 s")
 	}
 	return nil
+}
+
+// metricClient bounds each /metrics read of the process tests.
+var metricClient = &http.Client{Timeout: 10 * time.Second}
+
+// metric reads series (its name with labels, as printed) from an admin's /metrics; 0
+// when the admin does not print it.
+func metric(t testing.TB, base, series string) float64 {
+	t.Helper()
+	res, err := metricClient.Get(base + "/metrics")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err)
+			return f
+		}
+	}
+	return 0
+}
+
+// waitScanning waits until every admin at bases finished a scan: jobs inserted from
+// then on, due a few seconds ahead, are read ahead in time instead of found overdue by
+// a cluster's first scans.
+func waitScanning(t *testing.T, bases ...string) {
+	t.Helper()
+	waitFor(t, "every admin scanning", 90*time.Second, func() bool {
+		for _, b := range bases {
+			if metric(t, b, "xxl_admin_scan_duration_seconds_count") < 1 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// heartbeatInstances are the admin instance ids that have a heartbeat row.
+func heartbeatInstances(t testing.TB, db *sql.DB) map[string]bool {
+	t.Helper()
+	rows, err := db.Query("SELECT registry_value FROM xxl_job_registry WHERE registry_group = 'ADMIN'")
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var v string
+		require.NoError(t, rows.Scan(&v))
+		out[v] = true
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// newInstance is the one instance id in heartbeatInstances(db) that is not in before
+// (the admin just started: it writes its heartbeat row before it serves).
+func newInstance(t testing.TB, db *sql.DB, before map[string]bool) string {
+	t.Helper()
+	var found []string
+	for id := range heartbeatInstances(t, db) {
+		if !before[id] {
+			found = append(found, id)
+		}
+	}
+	require.Len(t, found, 1, "one new heartbeat row")
+	return found[0]
 }
