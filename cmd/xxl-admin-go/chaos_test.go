@@ -537,7 +537,6 @@ func (c *chaosRun) drain() {
 func (c *chaosRun) check(schedule, starved []*chaosFault, from, end time.Time, manualJob int) {
 	t, r := c.r.t, c.r
 	fires := r.rec.all()
-	warm := r.first.Add(8 * time.Second)
 	logs := map[int64]int{}
 	planned := map[[2]int64]int{}
 	params := map[string]int{}
@@ -555,15 +554,13 @@ func (c *chaosRun) check(schedule, starved []*chaosFault, from, end time.Time, m
 			continue
 		}
 		k := [2]int64{int64(x.Job), x.Planned.Unix()}
-		if !x.At.Before(warm) {
-			if planned[k]++; planned[k] == 1 {
-				firstOf[k] = x
-			} else if planned[k] == 2 {
-				dupPlanned = append(dupPlanned, fmt.Sprintf("job %d second %s", x.Job, x.Planned.Format("15:04:05")))
-				if sec := x.Planned.Unix(); len(twice) < 12 && twicePer[sec] < 3 {
-					twicePer[sec]++ // a few of each second that has doubles
-					twice = append(twice, [2]recordedFire{firstOf[k], x})
-				}
+		if planned[k]++; planned[k] == 1 {
+			firstOf[k] = x
+		} else if planned[k] == 2 {
+			dupPlanned = append(dupPlanned, fmt.Sprintf("job %d second %s", x.Job, x.Planned.Format("15:04:05")))
+			if sec := x.Planned.Unix(); len(twice) < 12 && twicePer[sec] < 3 {
+				twicePer[sec]++ // a few of each second that has doubles
+				twice = append(twice, [2]recordedFire{firstOf[k], x})
 			}
 		}
 		if !x.At.Before(from.Add(-2*time.Second)) && !x.At.After(end) {

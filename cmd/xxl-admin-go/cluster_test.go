@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -33,8 +35,8 @@ func startCluster(t *testing.T, admins, jobs int) *clusterRun {
 
 // startClusterWith is startCluster with a say in how admin i is started. The admins
 // start one after the other (each one's heartbeat row names its instance); the jobs
-// are inserted once every admin has scanned, due from 3 s on: read ahead in time, not
-// found overdue by the cluster's first scans.
+// are inserted once every admin has scanned, due from the first second past the
+// read-ahead window (firstPlanned): read ahead in time, not found overdue.
 func startClusterWith(t *testing.T, admins, jobs int, start func(i int, bin string, db *schematest.DB) *adminProc) *clusterRun {
 	t.Helper()
 	bin := buildAdmin(t)
@@ -52,7 +54,7 @@ func startClusterWith(t *testing.T, admins, jobs int, start func(i int, bin stri
 		bases = append(bases, a.base)
 	}
 	waitScanning(t, bases...)
-	c.first = (time.Now().UnixMilli()/1000 + 3) * 1000
+	c.first = firstPlanned().UnixMilli()
 	for i := 0; i < jobs; i++ {
 		db.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
 			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)
@@ -114,6 +116,10 @@ func verifyFires(t *testing.T, db *sql.DB, count func(t testing.TB, table, where
 		planned := int((last-first)/1000) + 1
 		logs := count(t, "xxl_job_log", "job_id = ?", id)
 		sent := count(t, "xxl_job_log", "job_id = ? AND trigger_code = 200", id)
+		if logs != planned {
+			t.Logf("job %d: first %s, last planned %s; its log rows:\n%s", id, time.UnixMilli(first).Format("15:04:05"),
+				time.UnixMilli(last).Format("15:04:05"), jobLogRows(t, db, id))
+		}
 		require.Equal(t, planned, logs, "job %d: one log row per planned fire", id)
 		require.GreaterOrEqual(t, sent, due-maxSkippedPerJob, "job %d: fires sent of the %d seconds up to the stop", id, due)
 		total += sent
@@ -167,4 +173,21 @@ func TestThreeAdminsSoak(t *testing.T) {
 	time.Sleep(time.Until(time.UnixMilli(c.first).Add(d))) // the soak's length
 	total := c.verify(t, c.stopAll(t), 0)
 	t.Logf("%d fires over %v from 3 admins, none missing, none twice", total, d)
+}
+
+// jobLogRows lists a job's log rows, for a failure's message.
+func jobLogRows(t *testing.T, db *sql.DB, job int) string {
+	rows, err := db.Query("SELECT id, trigger_time, trigger_code, trigger_msg FROM xxl_job_log WHERE job_id = ? ORDER BY id", job)
+	require.NoError(t, err)
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id int64
+		var at time.Time
+		var code int
+		var msg sql.NullString
+		require.NoError(t, rows.Scan(&id, &at, &code, &msg))
+		fmt.Fprintf(&b, "  %d %s %d %.160q\n", id, at.Format("15:04:05"), code, msg.String)
+	}
+	return b.String()
 }

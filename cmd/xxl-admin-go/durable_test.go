@@ -87,6 +87,7 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	outA, outB := &logLines{t: t}, &logLines{t: t}
 	extra = append(extra, "--spring.mail.host=") // alarms are logged, not mailed
 	a := startAdminProcOn(t, bin, dsArgs, outA, nil, extra...)
+	a.instance = newInstance(t, db.SQL, nil)
 	b := startAdminProcOn(t, bin, dsArgs, outB, nil, extra...)
 	// Callbacks go to A first and, once A is gone, to B, as an executor configured
 	// with both admins sends them.
@@ -144,14 +145,15 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 		return len(runsOf(parent)) == n && len(runsOf(failing)) == n
 	})
 
-	// Their results to A, 25 a request from 4 connections, as executors batch them;
-	// A is killed right after its last answer.
+	// Their results to A, 25 a request from 4 connections, as executors batch them,
+	// the failures first; A is killed right after its last answer, so the child runs
+	// of the last parents' results are still being sent.
 	var items []protocol.CallbackItem
-	for _, id := range runsOf(parent) {
-		items = append(items, result(id, 200, "ok"))
-	}
 	for _, id := range runsOf(failing) {
 		items = append(items, result(id, 500, "failed"))
+	}
+	for _, id := range runsOf(parent) {
+		items = append(items, result(id, 200, "ok"))
 	}
 	batches := make(chan []protocol.CallbackItem)
 	for range 4 {
@@ -172,6 +174,24 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	_ = a.cmd.Wait()
 	atKill := db.Count(t, "xxl_job_log", "job_id = ?", child)
 	sentAtKill := len(runsOf(child))
+	// What A left: its open rows (accepted, claimed or being sent). Only those it was
+	// sending (dispatch rows without an outcome) may end uncertain. Read before B can
+	// take A over (after HeartbeatTimeout, 3 s, without A's beat): A's heartbeat row is
+	// still there after the read.
+	dispatchedAtKill := map[int64]bool{}
+	rows, err := db.SQL.Query("SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND trigger_msg LIKE ?", schema.DispatchPrefix+a.instance+":%")
+	require.NoError(t, err)
+	for rows.Next() {
+		var id int64
+		require.NoError(t, rows.Scan(&id))
+		dispatchedAtKill[id] = true
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	pendingAtKill := db.Count(t, "xxl_job_log", "trigger_code = 0 AND (trigger_msg LIKE ? OR trigger_msg LIKE ?)",
+		schema.ClaimPrefix+a.instance+":%", schema.DispatchPrefix+a.instance+":%")
+	require.True(t, heartbeatInstances(t, db.SQL)[a.instance], "A's heartbeat row outlived the read of what A left")
+	require.Positive(t, pendingAtKill, "A was killed with accepted runs not yet sent or being sent")
 
 	// B fires what A accepted and had not sent, and resolves what A was sending.
 	waitFor(t, "a child run for every parent run and a retry for every failure, none at trigger_code 0", 120*time.Second, func() bool {
@@ -192,6 +212,8 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	require.Equal(t, n, db.Count(t, "xxl_job_log", "job_id = ? AND executor_fail_retry_count = 1", failing), "the failed runs, each retried once")
 	require.Zero(t, db.Count(t, "xxl_job_log", "trigger_code = 0"), "no run stays pending")
 	require.Zero(t, db.Count(t, schema.TriggerTable, "1 = 1"), "every accepted trigger dispatched")
+	require.False(t, heartbeatInstances(t, db.SQL)[a.instance], "B took A's heartbeat row over")
+	require.Positive(t, outB.count("took over the accepted triggers of a stopped admin"), "B took over what A left")
 
 	received := map[int64]int{}
 	for _, p := range ex.Triggers() {
@@ -200,33 +222,54 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	for id, k := range received {
 		require.Equal(t, 1, k, "log %d reached the executor %d times", id, k)
 	}
-	rows, err := db.SQL.Query("SELECT id, trigger_code, trigger_msg FROM xxl_job_log WHERE job_id IN (?, ?)", child, failing)
+	ran := map[int64]bool{} // runs the executor executed: it calls back each
+	for _, c := range ex.Callbacks() {
+		for _, it := range c.Items {
+			ran[it.LogID] = true
+		}
+	}
+	rows, err = db.SQL.Query("SELECT id, job_id, trigger_code, trigger_msg FROM xxl_job_log WHERE job_id IN (?, ?)", child, failing)
 	require.NoError(t, err)
 	defer rows.Close()
 	var sent, resolved, uncertain int
 	for rows.Next() {
 		var id int64
-		var code int
+		var job, code int
 		var msg string
-		require.NoError(t, rows.Scan(&id, &code, &msg))
+		require.NoError(t, rows.Scan(&id, &job, &code, &msg))
+		calledBack := job == child // the failing handler never calls back
 		switch {
 		case strings.Contains(msg, "not sent again"):
-			// A was sending it when killed and the executor reported the job idle:
-			// whether it arrived is unknown, so it is closed, never sent twice.
+			// A was sending it when killed and the executor reported the job idle
+			// without the run's log: whether it arrived is unknown, so it is closed,
+			// never sent twice. Only a run A was sending can end so (a dispatch row at
+			// the kill), and only one the executor did not run: this executor drops a
+			// run whose sender hung up before its answer.
 			require.Equal(t, 500, code, "log %d: %s", id, msg)
+			require.True(t, dispatchedAtKill[id], "log %d closed as uncertain, but A was not sending it at the kill", id)
+			require.False(t, calledBack && ran[id], "log %d closed as uncertain, but the executor ran it", id)
 			uncertain++
 		case strings.Contains(msg, "stopped before recording the send"):
 			require.Equal(t, 200, code, "log %d: %s", id, msg)
+			require.True(t, dispatchedAtKill[id], "log %d resolved by B, but A was not sending it at the kill", id)
 			require.Equal(t, 1, received[id], "log %d resolved as received", id)
+			require.True(t, !calledBack || ran[id], "log %d resolved as received: the executor ran it", id)
 			resolved++
 		default:
+			require.Equal(t, 200, code, "log %d: %s", id, msg)
 			require.Equal(t, 1, received[id], "log %d: %s", id, msg)
+			require.True(t, !calledBack || ran[id], "log %d: sent, and run by the executor", id)
 			sent++
 		}
 	}
 	require.NoError(t, rows.Err())
+	// A kill leaves uncertain at most the runs A was sending at that moment (each
+	// checked above to be one); those are bounded by A's trigger pools (fast.max 200 +
+	// slow.max 100 sends at once) and here by the child runs still unanswered.
+	require.LessOrEqual(t, uncertain+resolved, len(dispatchedAtKill), "closed or resolved by B: A's sends at the kill")
+	require.LessOrEqual(t, len(dispatchedAtKill), 300, "A's sends at once: its trigger pools")
 	t.Logf("ACCEPTED %d child triggers and %d retries accepted at A; at the kill %d child rows existed and %d child runs had "+
-		"reached the executor; afterwards %d runs sent once, %d sent by A and found received by B, %d closed as "+
-		"uncertain, none twice, none pending; B took over: %d lines", n, n, atKill, sentAtKill, sent, resolved, uncertain,
-		outB.count("took over the accepted triggers of a stopped admin"))
+		"reached the executor, A had %d rows open, %d of them being sent; afterwards %d runs sent once, %d sent by A and "+
+		"found received by B, %d closed as uncertain, none twice, none pending; B took over: %d lines", n, n, atKill, sentAtKill,
+		pendingAtKill, len(dispatchedAtKill), sent, resolved, uncertain, outB.count("took over the accepted triggers of a stopped admin"))
 }

@@ -125,7 +125,8 @@ func startFaultRig(t *testing.T) *faultRig {
 	for i := range r.admins {
 		r.health[i] = startHealthSampler(t, r.admins[i].base)
 	}
-	r.first = time.Now().Truncate(time.Second).Add(3 * time.Second)
+	waitScanning(t, r.admins[0].base, r.admins[1].base)
+	r.first = firstPlanned() // read ahead in time, not found overdue
 	for i := 0; i < faultDoNothingJobs+faultFireOnceJobs; i++ {
 		strategy := "DO_NOTHING"
 		if i >= faultDoNothingJobs {

@@ -190,8 +190,8 @@ func startPostgresCluster(t *testing.T, admins, jobs int, args ...string) *pgClu
 		c.admins = append(c.admins, a)
 		bases = append(bases, a.base)
 	}
-	waitScanning(t, bases...) // jobs due from 3 s on are read ahead in time (startClusterWith)
-	c.first = (time.Now().UnixMilli()/1000 + 3) * 1000
+	waitScanning(t, bases...) // then jobs due past the read-ahead are read in time (firstPlanned)
+	c.first = firstPlanned().UnixMilli()
 	for i := 0; i < jobs; i++ {
 		p.Exec(t, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
 			executor_route_strategy, executor_handler, executor_block_strategy, glue_type, glue_updatetime, trigger_status, trigger_next_time)

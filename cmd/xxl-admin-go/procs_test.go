@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
+	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
 // The process tests (admin processes, a private database server, executors) share
@@ -220,4 +223,43 @@ func newInstance(t testing.TB, db *sql.DB, before map[string]bool) string {
 	}
 	require.Len(t, found, 1, "one new heartbeat row")
 	return found[0]
+}
+
+// firstPlanned is the first fire time of every-second jobs inserted now into a
+// cluster whose admins have all scanned (waitScanning): the first second past the
+// read-ahead window, as the console's start plans a job (scheduler.StartJob). A fire
+// due sooner can fall between a scan that found nothing and the next one (5 s later)
+// and be found overdue: fired late, at once, beside its next one.
+func firstPlanned() time.Time {
+	return time.Now().Truncate(time.Second).Add(scheduler.PreReadMs*time.Millisecond + time.Second)
+}
+
+// waitLeasesSpread waits until the partition leases are spread over n admins, each
+// holding its fair share (⌊N/n⌋ to ⌈N/n⌉ of the N partitions) and none free.
+func waitLeasesSpread(t *testing.T, db *sql.DB, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("partition leases spread over %d admins", n), 90*time.Second, func() bool {
+		rows, err := db.Query("SELECT owner, COUNT(*) FROM " + schema.LeaseTable + " GROUP BY owner")
+		require.NoError(t, err)
+		defer rows.Close()
+		held := map[string]int{}
+		total := 0
+		for rows.Next() {
+			var owner string
+			var k int
+			require.NoError(t, rows.Scan(&owner, &k))
+			held[owner] = k
+			total += k
+		}
+		require.NoError(t, rows.Err())
+		if held[""] > 0 || len(held) != n || total == 0 {
+			return false
+		}
+		for _, k := range held {
+			if k < total/n || k > (total+n-1)/n {
+				return false
+			}
+		}
+		return true
+	})
 }
