@@ -11,7 +11,9 @@
 // Handlers: demoJobHandler, failJobHandler, slowJobHandler (param = seconds),
 // shardingJobHandler, echoJobHandler (returns its parameter, parsed when it is JSON; the
 // SDK sends a handler's result JSON-encoded as the handle message).
-// Prints "READY <port>" once listening.
+// Prints "READY <port>" once listening. Callbacks and registrations survive an admin
+// restart (retry.mjs).
+import './retry.mjs'
 import express from 'express'
 import { createXxlJobExecutor } from 'xxl-job'
 
