@@ -171,6 +171,7 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	close(batches)
 	wg.Wait()
 	require.NoError(t, a.cmd.Process.Signal(syscall.SIGKILL))
+	killedAt := time.Now()
 	_ = a.cmd.Wait()
 	atKill := db.Count(t, "xxl_job_log", "job_id = ?", child)
 	sentAtKill := len(runsOf(child))
@@ -178,13 +179,14 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	// sending (dispatch rows without an outcome) may end uncertain. Read before B can
 	// take A over (after HeartbeatTimeout, 3 s, without A's beat): A's heartbeat row is
 	// still there after the read.
-	dispatchedAtKill := map[int64]bool{}
-	rows, err := db.SQL.Query("SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND trigger_msg LIKE ?", schema.DispatchPrefix+a.instance+":%")
+	dispatchedAtKill := map[int64]time.Time{} // log id → when A dispatched it (its trigger_time)
+	rows, err := db.SQL.Query("SELECT id, trigger_time FROM xxl_job_log WHERE trigger_code = 0 AND trigger_msg LIKE ?", schema.DispatchPrefix+a.instance+":%")
 	require.NoError(t, err)
 	for rows.Next() {
 		var id int64
-		require.NoError(t, rows.Scan(&id))
-		dispatchedAtKill[id] = true
+		var at time.Time
+		require.NoError(t, rows.Scan(&id, &at))
+		dispatchedAtKill[id] = at
 	}
 	require.NoError(t, rows.Err())
 	rows.Close()
@@ -222,6 +224,12 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	for id, k := range received {
 		require.Equal(t, 1, k, "log %d reached the executor %d times", id, k)
 	}
+	arrived := map[int64]time.Time{} // when each run reached the executor
+	for _, c := range ex.CallsTo(executortest.EndpointRun) {
+		if c.Trigger != nil {
+			arrived[c.Trigger.LogID] = c.Time
+		}
+	}
 	ran := map[int64]bool{} // runs the executor executed: it calls back each
 	for _, c := range ex.Callbacks() {
 		for _, it := range c.Items {
@@ -231,7 +239,7 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	rows, err = db.SQL.Query("SELECT id, job_id, trigger_code, trigger_msg FROM xxl_job_log WHERE job_id IN (?, ?)", child, failing)
 	require.NoError(t, err)
 	defer rows.Close()
-	var sent, resolved, uncertain int
+	var sent, resolved, uncertain, uncertainArrived int
 	for rows.Next() {
 		var id int64
 		var job, code int
@@ -246,12 +254,25 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 			// the kill), and only one the executor did not run: this executor drops a
 			// run whose sender hung up before its answer.
 			require.Equal(t, 500, code, "log %d: %s", id, msg)
-			require.True(t, dispatchedAtKill[id], "log %d closed as uncertain, but A was not sending it at the kill", id)
+			dispatched, ok := dispatchedAtKill[id]
+			require.True(t, ok, "log %d closed as uncertain, but A was not sending it at the kill", id)
 			require.False(t, calledBack && ran[id], "log %d closed as uncertain, but the executor ran it", id)
+			// In flight at the kill: the request reached the executor, which held its
+			// answer (ReplyDelay) when A died; or A had dispatched it in its last second
+			// and not yet sent it (the step between the two is A's own code).
+			if at, ok := arrived[id]; ok {
+				require.False(t, at.Before(killedAt.Add(-3*time.Second)), "log %d closed as uncertain, but it reached the executor %v before the kill "+
+					"(an executor call lasts at most 3 s)", id, killedAt.Sub(at))
+				uncertainArrived++
+			} else {
+				require.False(t, dispatched.Before(killedAt.Truncate(time.Second).Add(-time.Second)),
+					"log %d closed as uncertain: dispatched at %s, never sent, A killed at %s", id, dispatched.Format("15:04:05"), killedAt.Format("15:04:05.000"))
+			}
 			uncertain++
 		case strings.Contains(msg, "stopped before recording the send"):
 			require.Equal(t, 200, code, "log %d: %s", id, msg)
-			require.True(t, dispatchedAtKill[id], "log %d resolved by B, but A was not sending it at the kill", id)
+			_, ok := dispatchedAtKill[id]
+			require.True(t, ok, "log %d resolved by B, but A was not sending it at the kill", id)
 			require.Equal(t, 1, received[id], "log %d resolved as received", id)
 			require.True(t, !calledBack || ran[id], "log %d resolved as received: the executor ran it", id)
 			resolved++
@@ -264,12 +285,12 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	}
 	require.NoError(t, rows.Err())
 	// A kill leaves uncertain at most the runs A was sending at that moment (each
-	// checked above to be one); those are bounded by A's trigger pools (fast.max 200 +
-	// slow.max 100 sends at once) and here by the child runs still unanswered.
+	// checked above to be one): at most A's trigger pools (fast.max 200 + slow.max 100
+	// sends at once), and each run is in flight for at most the executor call's 3 s.
 	require.LessOrEqual(t, uncertain+resolved, len(dispatchedAtKill), "closed or resolved by B: A's sends at the kill")
 	require.LessOrEqual(t, len(dispatchedAtKill), 300, "A's sends at once: its trigger pools")
 	t.Logf("ACCEPTED %d child triggers and %d retries accepted at A; at the kill %d child rows existed and %d child runs had "+
 		"reached the executor, A had %d rows open, %d of them being sent; afterwards %d runs sent once, %d sent by A and "+
-		"found received by B, %d closed as uncertain, none twice, none pending; B took over: %d lines", n, n, atKill, sentAtKill,
-		pendingAtKill, len(dispatchedAtKill), sent, resolved, uncertain, outB.count("took over the accepted triggers of a stopped admin"))
+		"found received by B, %d closed as uncertain (%d of them had reached the executor), none twice, none pending; B took over: %d lines",
+		n, n, atKill, sentAtKill, pendingAtKill, len(dispatchedAtKill), sent, resolved, uncertain, uncertainArrived, outB.count("took over the accepted triggers of a stopped admin"))
 }
