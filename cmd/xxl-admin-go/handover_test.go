@@ -32,7 +32,9 @@ import (
 func (r *partRig) restart(i int, pids *[]int) {
 	r.t.Helper()
 	l := &logLines{t: r.t, prefix: "admin " + partAdmin(i) + "'| "}
+	before := heartbeatInstances(r.t, r.db.SQL)
 	a := r.launch(i, l)
+	a.instance = newInstance(r.t, r.db.SQL, before)
 	r.admins[i], r.logs[i] = a, l
 	*pids = append(*pids, a.cmd.Process.Pid)
 	r.rec.setAdmins(*pids...)
@@ -61,6 +63,7 @@ func startPartRigPostgres(t *testing.T, admins int) *partRig {
 	g, err := store.InsertGroup(t.Context(), schema.Group{AppName: "partitioned", Title: "partitioned", AddressType: 1, AddressList: r.rec.address()})
 	require.NoError(t, err)
 	r.startAll(admins)
+	r.settle(admins)
 	r.addJobs(g)
 	return r
 }
@@ -133,8 +136,7 @@ func rollingRestart(t *testing.T, name string, r *partRig) {
 		pids = append(pids, a.cmd.Process.Pid)
 	}
 	logs := append([]*logLines(nil), r.logs...)
-	sleepUntil(r.first.Add(8 * time.Second))
-	from := time.Now().Truncate(time.Second).Add(time.Second)
+	from := time.Now().Truncate(time.Second).Add(time.Second) // every job fired (addJobs)
 	var exits []string
 	for i := range r.admins {
 		// 10 s apart, each at another point of the second: before, during and after

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler/cluster"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -76,20 +77,28 @@ func startPartRig(t *testing.T, modes ...string) *partRig {
 		r.proxies = append(r.proxies, p)
 	}
 	r.startAll(len(modes))
-	var bases []string
 	partitioned := 0
-	for i, a := range r.admins {
-		bases = append(bases, a.base)
-		if modes[i] == "partitioned" {
+	for _, m := range modes {
+		if m == "partitioned" {
 			partitioned++
 		}
 	}
-	waitScanning(t, bases...)
-	if partitioned > 0 {
-		waitLeasesSpread(t, db.SQL, partitioned)
-	}
+	r.settle(partitioned)
 	r.addJobs(g)
 	return r
+}
+
+// settle waits until every admin scanned and the leases are spread over the
+// partitioned ones: jobs inserted then are read ahead in time (firstPlanned).
+func (r *partRig) settle(partitioned int) {
+	var bases []string
+	for _, a := range r.admins {
+		bases = append(bases, a.base)
+	}
+	waitScanning(r.t, bases...)
+	if partitioned > 0 {
+		waitLeasesSpread(r.t, r.db.SQL, partitioned)
+	}
 }
 
 // startAll starts admins 0..n-1 through launch and names their processes to the
@@ -98,7 +107,9 @@ func (r *partRig) startAll(n int) {
 	var pids []int
 	for i := range n {
 		l := &logLines{t: r.t, prefix: "admin " + partAdmin(i) + "| "}
+		before := heartbeatInstances(r.t, r.db.SQL)
 		a := r.launch(i, l)
+		a.instance = newInstance(r.t, r.db.SQL, before)
 		r.admins, r.logs = append(r.admins, a), append(r.logs, l)
 		pids = append(pids, a.cmd.Process.Pid)
 	}
@@ -144,19 +155,26 @@ func (r *partRig) rowLockWaits() int64 {
 	return n
 }
 
-// share runs the cluster for a window and checks that the admins share the fires
-// evenly, that the window's fires arrive, and that the admins do not wait for each
-// other's row locks.
+// share runs the cluster for a window and checks that the admins share the fires as
+// their leases do, that the window's fires arrive, and that the admins do not wait for
+// each other's row locks. With N partitions over M admins each holds ⌊N/M⌋ to ⌈N/M⌉
+// of them (fair share), and its fires are its partitions' jobs (job id % N): with 150
+// jobs in 32 partitions over three admins, 10 or 11 partitions of 4 or 5 jobs, 26.7 to
+// 36.7 % each. The test reads the leases at the window's start and end: each admin's
+// share lies between its partitions' job shares at the two reads, give or take one
+// second of its fires at each edge of the window (a read of /metrics while that
+// second's fires go out).
 func (r *partRig) share(window time.Duration) {
 	t := r.t
 	t.Helper()
-	start := time.Now().Truncate(time.Second).Add(time.Second)
+	start := time.Now().Truncate(time.Second).Add(time.Second + 500*time.Millisecond) // mid-second, between the ring's sends
 	sleepUntil(start)
 	waits := r.rowLockWaits()
 	before := make([]float64, len(r.admins))
 	for i, a := range r.admins {
 		before[i] = triggersOK(t, a.base)
 	}
+	jobsAtStart := r.jobsHeld()
 	end := start.Add(window)
 	sleepUntil(end)
 	waits = r.rowLockWaits() - waits
@@ -166,25 +184,65 @@ func (r *partRig) share(window time.Duration) {
 		delta[i] = triggersOK(t, a.base) - before[i]
 		total += delta[i]
 	}
+	jobsAtEnd := r.jobsHeld()
 	sleepUntil(end.Add(3 * time.Second)) // the window's last fires arrive
 	arrived := 0
 	for _, x := range r.rec.all() {
-		if !x.Planned.Before(start) && x.Planned.Before(end) {
+		if !x.Planned.Before(start.Truncate(time.Second)) && x.Planned.Before(end.Truncate(time.Second)) {
 			arrived++
 		}
 	}
 	want := partJobs * int(window/time.Second)
 	parts := make([]string, len(delta))
 	for i, d := range delta {
-		parts[i] = fmt.Sprintf("%s %.0f (%.1f %%)", string(rune('A'+i)), d, 100*d/max(total, 1))
+		parts[i] = fmt.Sprintf("%s %.0f (%.1f %%; its jobs %d→%d)", string(rune('A'+i)), d, 100*d/max(total, 1), jobsAtStart[i], jobsAtEnd[i])
 	}
 	t.Logf("PARTITIONED share | window %s | fires by admin: %s | arrived %d of %d planned (%.1f %%) | Innodb_row_lock_waits +%d",
 		window, strings.Join(parts, ", "), arrived, want, 100*float64(arrived)/float64(want), waits)
+	n, m := cluster.DefaultPartitions, len(r.admins)
 	for i, d := range delta {
-		assert.InDelta(t, 1.0/float64(len(delta)), d/max(total, 1), 0.10, "admin %s's share of the fires", string(rune('A'+i)))
+		lo, hi := min(jobsAtStart[i], jobsAtEnd[i]), max(jobsAtStart[i], jobsAtEnd[i])
+		edge := 2 * float64(hi) // one second of its fires at each edge
+		secs := window.Seconds()
+		assert.GreaterOrEqual(t, d, float64(lo)*secs-edge, "admin %s's fires: its %d–%d jobs for %s", partAdmin(i), lo, hi, window)
+		assert.LessOrEqual(t, d, float64(hi)*secs+edge, "admin %s's fires: its %d–%d jobs for %s", partAdmin(i), lo, hi, window)
+		held := r.partitionsHeld()[i]
+		assert.True(t, held >= n/m && held <= (n+m-1)/m, "admin %s holds %d partitions, its fair share is %d–%d", partAdmin(i), held, n/m, (n+m-1)/m)
 	}
 	assert.GreaterOrEqual(t, float64(arrived), 0.97*float64(want), "fires of the window that arrived")
 	assert.LessOrEqual(t, waits, int64(10), "row lock waits on the server during the window")
+}
+
+// jobsHeld counts, for each admin, the jobs in the partitions it holds now.
+func (r *partRig) jobsHeld() []int {
+	return r.leaseCounts(`SELECT l.owner, COUNT(j.id) FROM ` + schema.LeaseTable + ` l
+		JOIN xxl_job_info j ON MOD(j.id, ` + strconv.Itoa(cluster.DefaultPartitions) + `) = l.partition_id GROUP BY l.owner`)
+}
+
+// partitionsHeld counts the partitions each admin holds now.
+func (r *partRig) partitionsHeld() []int {
+	return r.leaseCounts("SELECT owner, COUNT(*) FROM " + schema.LeaseTable + " GROUP BY owner")
+}
+
+// leaseCounts runs a query of (owner, count) rows and orders the counts by admin.
+func (r *partRig) leaseCounts(query string) []int {
+	t := r.t
+	rows, err := r.db.SQL.Query(query)
+	require.NoError(t, err)
+	defer rows.Close()
+	byOwner := map[string]int{}
+	for rows.Next() {
+		var owner string
+		var k int
+		require.NoError(t, rows.Scan(&owner, &k))
+		byOwner[owner] = k
+	}
+	require.NoError(t, rows.Err())
+	out := make([]int, len(r.admins))
+	for i, a := range r.admins {
+		out[i] = byOwner[a.instance]
+	}
+	return out
 }
 
 // partFigures measures the fires received over [from, end].
