@@ -29,11 +29,12 @@ func TestGlueEditorLanguagesInBrowser(t *testing.T) {
 	for _, s := range samples {
 		id := uiJob{group: 1, desc: "glue " + s.glue, glueType: s.glue, glueSource: s.src, glueRemark: "first"}.insert(t, db)
 		b.open(fmt.Sprintf("/jobcode?jobId=%d", id), "glue")
-		// The parser highlights in slices of time: wait until every sample token has its span.
+		// The parser highlights in slices of the page's idle time, which a busy machine
+		// leaves little of: wait (up to a minute) until every sample token has its span.
 		b.wait("editor of "+s.glue, fmt.Sprintf(`(() => {
 			const spans = [...document.querySelectorAll('#glue-cm .cm-line span')];
 			return [%q, %q, %q].every((text) => spans.some((x) => x.textContent.trim() === text || x.textContent.startsWith(text)));
-		})()`, s.keyword, s.str, s.comment), 10*time.Second)
+		})()`, s.keyword, s.str, s.comment), time.Minute)
 		colours := eval[[]string](b, fmt.Sprintf(`(() => {
 			const spans = [...document.querySelectorAll('#glue-cm .cm-line span')];
 			const colour = (text) => { const s = spans.find((x) => x.textContent.trim() === text || x.textContent.startsWith(text)); return s ? getComputedStyle(s).color : 'none: ' + text; };
