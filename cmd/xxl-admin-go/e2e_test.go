@@ -86,13 +86,18 @@ func mysqlDatasource(db *schematest.DB) []string {
 func startAdminPostgres(t *testing.T, extra ...string) (db *schematest.DB, base string) {
 	t.Helper()
 	p, _ := schematest.NewPostgres(t)
+	return p.AsDB(), runAdmin(t, postgresDatasource(p), extra...)
+}
+
+// postgresDatasource is the admin's datasource arguments for a test PostgreSQL schema.
+func postgresDatasource(p *schematest.Postgres) []string {
 	q := url.Values{"currentSchema": {p.Schema}, "serverTimezone": {schematest.Zone}, "sslmode": {"disable"}}
-	return p.AsDB(), runAdmin(t, []string{
+	return []string{
 		fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/%s?%s", p.Config.Host, p.Config.Port, p.Config.Database, q.Encode()),
 		"--spring.datasource.username=" + p.Config.User,
 		"--spring.datasource.password=" + p.Config.Password,
 		"--spring.datasource.hikari.maximum-pool-size=10",
-	}, extra...)
+	}
 }
 
 // runAdmin runs the admin as main does on the datasource of dsArgs until the test

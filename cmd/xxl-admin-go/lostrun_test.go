@@ -19,28 +19,36 @@ import (
 // address no longer matched the run's). The npm executor registers as 127.0.0.1; the
 // run goes to the same executor under another name (localhost), so upstream's check —
 // no registry row for the run's address, past the timeout — picks it. With a 2 s
-// xxl.admin.lost-run.timeout the minutely lost-run pass asks the executor at the run's
-// address, which answers busy: the run is kept and finishes with its own result. In
-// the same pass a run whose executor is gone (nothing listens at its address) is
-// failed as lost. On MariaDB and PostgreSQL.
+// xxl.admin.lost-run.timeout the lost-run pass (every admin runs one at start, then
+// each minute) asks the executor at the run's address, which answers busy: the run is
+// kept and finishes with its own result. In the same pass a run whose executor is gone
+// (nothing listens at its address) is failed as lost. The pass is a second admin's
+// at its start, so the test waits for no minute. On MariaDB and PostgreSQL.
 func TestLostRunAsksTheExecutor(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for the minutely lost-run pass; skipped with -short")
+		t.Skip("runs a 20-s job beside two admins; skipped with -short")
 	}
 	t.Parallel()
 	for _, database := range []struct {
-		name  string
-		start func(t *testing.T, extra ...string) (*schematest.DB, string)
-	}{{"mariadb", startAdmin}, {"postgres", startAdminPostgres}} {
+		name string
+		open func(t *testing.T) (*schematest.DB, []string)
+	}{{"mariadb", func(t *testing.T) (*schematest.DB, []string) {
+		db, _ := schematest.New(t, schema.Layout34)
+		return db, mysqlDatasource(db)
+	}}, {"postgres", func(t *testing.T) (*schematest.DB, []string) {
+		p, _ := schematest.NewPostgres(t)
+		return p.AsDB(), postgresDatasource(p)
+	}}} {
 		t.Run(database.name, func(t *testing.T) {
 			t.Parallel()
-			db, admin := database.start(t, "--xxl.admin.lost-run.timeout=2000")
-			lostRunAsksTheExecutor(t, db, admin)
+			db, ds := database.open(t)
+			lostRunAsksTheExecutor(t, db, ds)
 		})
 	}
 }
 
-func lostRunAsksTheExecutor(t *testing.T, db *schematest.DB, admin string) {
+func lostRunAsksTheExecutor(t *testing.T, db *schematest.DB, ds []string) {
+	admin := runAdmin(t, ds, "--xxl.admin.lost-run.timeout=2000")
 	addr := startNodeExecutor(t, admin, "lost-app", "e2e-token")
 	moved := strings.Replace(addr, "127.0.0.1", "localhost", 1)
 	waitFor(t, "the executor's registry row", 30*time.Second, func() bool {
@@ -50,8 +58,8 @@ func lostRunAsksTheExecutor(t *testing.T, db *schematest.DB, admin string) {
 	db.Exec(t, "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time) VALUES ('lost-app', 'lost', 1, ?, NOW())", moved)
 	var group int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_group WHERE app_name='lost-app'").Scan(&group))
-	// Long enough to be running at the next pass (on the minute) and a little after.
-	secs := 60 - time.Now().Second() + 8
+	// Long enough to be running at the second admin's pass, and a little after.
+	const secs = 20
 	job := insertID(t, db, `INSERT INTO xxl_job_info (job_group, job_desc, author, schedule_type, schedule_conf, misfire_strategy,
 		executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_fail_retry_count,
 		glue_type, glue_source, glue_updatetime, add_time, update_time, trigger_status, trigger_next_time)
@@ -70,11 +78,16 @@ func lostRunAsksTheExecutor(t *testing.T, db *schematest.DB, admin string) {
 	require.NoError(t, db.SQL.QueryRow("SELECT executor_address FROM xxl_job_log WHERE id=?", run).Scan(&sentTo))
 	require.Contains(t, sentTo, "localhost", "sent to the name the executor did not register")
 
-	// A run whose executor is gone, a minute old.
+	// A run whose executor is gone, a minute old; then a second admin, whose lost-run
+	// pass at start looks at both.
 	gone := insertID(t, db, `INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler, trigger_time, trigger_code, trigger_msg, handle_code)
 		VALUES (?, ?, 'http://127.0.0.1:1/', 'slowJobHandler', ?, 200, 'sent', 0)`, group, job, time.Now().Add(-time.Minute))
+	waitFor(t, "the long run 2 s old", 10*time.Second, func() bool {
+		return db.Count(t, "xxl_job_log", "id = ? AND trigger_time < ?", run, time.Now().Add(-2500*time.Millisecond)) == 1
+	})
+	runAdmin(t, ds, "--xxl.admin.lost-run.timeout=2000")
 
-	waitFor(t, "the lost-run pass fails the run whose executor is gone", 75*time.Second, func() bool {
+	waitFor(t, "the lost-run pass fails the run whose executor is gone", 30*time.Second, func() bool {
 		return db.Count(t, "xxl_job_log", "id=? AND handle_code=500", gone) == 1
 	})
 	// The same pass read the long run first (smaller id): it is still open.
