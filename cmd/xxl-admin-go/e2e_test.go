@@ -48,6 +48,9 @@ func nodeExecutorDir(t *testing.T) string {
 	return dir
 }
 
+// freePort is a port that was free a moment ago: another process may take it before
+// the caller binds it. Admins and the Node executor take port 0 and name the port they
+// bound instead; freePort is for programs that cannot.
 func freePort(t testing.TB) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -167,35 +170,36 @@ func startNodeExecutorEnv(t *testing.T, admin, app, token string, env ...string)
 func startNodeExecutorLines(t *testing.T, admin, app, token string, onLine func(string), env ...string) (address string) {
 	t.Helper()
 	dir := nodeExecutorDir(t)
-	port := freePort(t)
 	cmd := exec.Command("node", "executor.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, fmt.Sprintf("PORT=%d", port), "TOKEN="+token), env...)
+	// PORT=0: any free port, which the executor names in its READY line.
+	cmd.Env = append(append(os.Environ(), "ADMIN="+admin, "APPNAME="+app, "PORT=0", "TOKEN="+token), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = testWriter{t}
 	ownGroup(cmd)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { killGroup(cmd); _ = cmd.Wait() })
-	readyC := make(chan struct{})
+	readyC := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
-			if strings.HasPrefix(line, "READY ") {
-				close(readyC)
+			if p, ok := strings.CutPrefix(line, "READY "); ok {
+				readyC <- p
 			} else if onLine != nil {
 				onLine(line)
 			}
 		}
 	}()
 	select {
-	case <-readyC:
-	case <-time.After(30 * time.Second):
+	case port := <-readyC:
+		return "http://127.0.0.1:" + port + "/job"
+	case <-time.After(60 * time.Second):
 		t.Fatal("node executor did not start")
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d/job", port)
+	return ""
 }
 
 // waitFor polls the database (the admin runs on the real clock here).

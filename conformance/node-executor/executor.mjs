@@ -1,7 +1,7 @@
 // A real XXL-JOB executor on the npm `xxl-job` SDK. Configured by environment:
 //   ADMIN    admin base URL, e.g. http://127.0.0.1:8080/xxl-job-admin
 //   APPNAME  executor app name (registry key)
-//   PORT     port to listen on
+//   PORT     port to listen on; 0 takes any free one (READY names it)
 //   TOKEN    access token ("" for none)
 //   LOG_STORAGE  the SDK's logStorage: 'local' (default here) or 'memory' (the SDK's
 //            own default, which keeps no log the admin can read)
@@ -59,13 +59,14 @@ if (process.env.TRACE) {
     next()
   })
 }
-app.listen(port, '127.0.0.1', () => {
+const server = app.listen(port, '127.0.0.1', () => {
+  const bound = server.address().port
   const executor = createXxlJobExecutor({
     app,
     appType: 'express',
     jobHandlers: handlers,
     accessToken: token,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${bound}`,
     executorKey: appName,
     scheduleCenterUrl: admin,
     logStorage: process.env.LOG_STORAGE || 'local',
@@ -77,5 +78,5 @@ app.listen(port, '127.0.0.1', () => {
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
-  console.log(`READY ${port}`)
+  console.log(`READY ${bound}`)
 })
