@@ -18,11 +18,12 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// buildAdmin compiles this command once per test binary.
+// buildAdmin compiles this command once per test binary, with the fault-injection hook
+// (crashpoint_on.go) that only this build has.
 func buildAdmin(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "xxl-admin-go")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
 }

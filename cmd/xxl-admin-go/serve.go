@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -158,25 +157,4 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		ready <- a.Addr().String()
 	}
 	return a.Wait(ctx)
-}
-
-// crashPoint is the fault-injection hook of the process tests (crash_test.go):
-// XXL_TEST_CRASH_POINT=scan|ring makes the admin, once it has run 8 s, announce the
-// first time it reaches that point on w and hang there for a minute, so the test can
-// kill it exactly there. Unset (always, outside those tests) it is nil.
-func crashPoint(point string, w io.Writer) func(string) {
-	if point == "" {
-		return nil
-	}
-	start := time.Now()
-	var once sync.Once
-	return func(at string) {
-		if at != point || time.Since(start) < 8*time.Second {
-			return
-		}
-		once.Do(func() {
-			fmt.Fprintln(w, "XXL_TEST_CRASH_POINT reached: "+at)
-			time.Sleep(time.Minute)
-		})
-	}
 }
