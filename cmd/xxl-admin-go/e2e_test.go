@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -28,7 +29,7 @@ var npmOnce sync.Once
 func nodeExecutorDir(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the Node executor end-to-end test needs Node.js 18+")
+		ci.Skip(t, "node is not installed; the Node executor end-to-end test needs Node.js 18+")
 	}
 	dir, err := filepath.Abs("../../conformance/node-executor")
 	require.NoError(t, err)
