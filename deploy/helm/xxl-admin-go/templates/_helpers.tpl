@@ -62,3 +62,25 @@ shutdown timeout and a margin, unless set. */}}
 {{- fail (printf "database.url must be a jdbc:mysql:, jdbc:mariadb: or jdbc:postgresql: URL, not %q" .Values.database.url) }}
 {{- end }}
 {{- end }}
+
+{{/* A token of the chart's Secret, base64-encoded: the value given; else the one the
+release's Secret already holds (so that a generated token survives upgrades); else 40
+random characters. (`helm template` has no cluster: it generates a new one each time.) */}}
+{{- define "xxl-admin-go.secretValue" -}}
+{{- $given := index . 0 }}
+{{- $existing := index . 1 }}
+{{- $key := index . 2 }}
+{{- if $given }}
+{{- $given | toString | b64enc }}
+{{- else if index $existing $key }}
+{{- index $existing $key }}
+{{- else }}
+{{- randAlphaNum 40 | b64enc }}
+{{- end }}
+{{- end }}
+
+{{/* What rolls the admins when it changes: the values that go into the chart's
+Secret (a generated token is kept, so it does not). */}}
+{{- define "xxl-admin-go.secretChecksum" -}}
+{{- list .Values.database.password .Values.accessToken .Values.metricsToken .Values.secretKeys | toJson | sha256sum }}
+{{- end }}
