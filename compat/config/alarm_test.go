@@ -87,3 +87,20 @@ func TestAlarmChannelsFromTheEnvironment(t *testing.T) {
 	require.Empty(t, cfg.Alarm.Webhooks)
 	require.Len(t, cfg.Warnings, 2, "not channel settings: warned as unknown")
 }
+
+// The environment names the Helm chart gives the secrets of secretConfig bind to
+// their keys (dots as '_', dashes gone, upper case).
+func TestSecretSettingsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg := setup(t).load(t, nil, []string{
+		"XXL_ADMIN_AUTH_LDAP_BINDPASSWORD=ldap-pw", "XXL_ADMIN_AUTH_OIDC_CLIENTSECRET=oidc-secret", "SPRING_MAIL_PASSWORD=mail-pw",
+	})
+	require.Empty(t, cfg.Warnings)
+	for key, want := range map[string]string{
+		"xxl.admin.auth.ldap.bind-password": "ldap-pw", "xxl.admin.auth.oidc.client-secret": "oidc-secret", "spring.mail.password": "mail-pw",
+	} {
+		require.Equal(t, want, cfg.Raw[key], key)
+		require.Equal(t, SourceEnv, cfg.Source[key], key)
+	}
+	require.Equal(t, "mail-pw", cfg.Mail.Password)
+}

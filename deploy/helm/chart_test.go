@@ -121,6 +121,8 @@ func TestChartLintStrict(t *testing.T) {
 		"defaults": nil,
 		"partitioned": mysqlValues(map[string]any{
 			"serviceMonitor": map[string]any{"enabled": true}, "metricsToken": "scrape", "managementPort": 9090,
+			"secretConfig": map[string]any{"xxl.admin.auth.oidc.client-secret": "oidc"},
+			"config":       map[string]any{"xxl.admin.console-url": "https://jobs.example.com/a: b #c"},
 		}),
 	} {
 		lint := action.NewLint()
