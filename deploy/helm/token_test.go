@@ -30,15 +30,21 @@ func (c cluster) GetClientFor(apiVersion, kind string) (dynamic.NamespaceableRes
 	return c.client.Resource(corev1.SchemeGroupVersion.WithResource("secrets")), true, nil
 }
 
-// upgradeSecret renders the chart's Secret through Helm's engine with a cluster that
-// holds objs, as `helm upgrade xxl ./xxl-admin-go -n jobs` does.
-func upgradeSecret(t *testing.T, vals map[string]any, objs ...runtime.Object) *corev1.Secret {
+// upgrade renders the chart through Helm's engine with a cluster that holds objs.
+func upgrade(t *testing.T, vals map[string]any, objs ...runtime.Object) (map[string]string, error) {
 	t.Helper()
 	chrt, err := loader.Load(chartDir)
 	require.NoError(t, err)
 	top, err := chartutil.ToRenderValues(chrt, vals, chartutil.ReleaseOptions{Name: "xxl", Namespace: "jobs", Revision: 2, IsUpgrade: true}, nil)
 	require.NoError(t, err)
-	out, err := engine.RenderWithClientProvider(chrt, top, cluster{dynamicfake.NewSimpleDynamicClient(scheme.Scheme, objs...)})
+	return engine.RenderWithClientProvider(chrt, top, cluster{dynamicfake.NewSimpleDynamicClient(scheme.Scheme, objs...)})
+}
+
+// upgradeSecret renders the chart's Secret through Helm's engine with a cluster that
+// holds objs, as `helm upgrade xxl ./xxl-admin-go -n jobs` does.
+func upgradeSecret(t *testing.T, vals map[string]any, objs ...runtime.Object) *corev1.Secret {
+	t.Helper()
+	out, err := upgrade(t, vals, objs...)
 	require.NoError(t, err)
 	s := &corev1.Secret{}
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/secret.yaml"]), s))
@@ -109,4 +115,33 @@ func TestChartGeneratesAndKeepsTheTokens(t *testing.T) {
 	r = mustTemplate(t, vals)
 	require.Equal(t, "exec-token", string(r.secret.Data["access-token"]))
 	require.NotContains(t, r.notes, "generated")
+}
+
+// An existingSecret without a token key (or a key secretConfig names) fails the
+// install or upgrade with a message, where the cluster answers; `helm template`
+// cannot tell, and the pod then does not start (the keys are required).
+func TestChartChecksTheExistingSecret(t *testing.T) {
+	t.Parallel()
+	vals := mysqlValues(map[string]any{"existingSecret": "xxl-credentials",
+		"secretConfig": map[string]any{"xxl.admin.auth.oidc.client-secret": ""}})
+	delete(vals, "accessToken")
+	user := func(keys ...string) *corev1.Secret {
+		s := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: "xxl-credentials", Namespace: "jobs"}, Data: map[string][]byte{}}
+		for _, k := range keys {
+			s.Data[k] = []byte("x")
+		}
+		return s
+	}
+	_, err := upgrade(t, vals, user("access-token", "metrics-token", "xxl.admin.auth.oidc.client-secret"))
+	require.NoError(t, err)
+	_, err = upgrade(t, vals, user("access-token", "xxl.admin.auth.oidc.client-secret"))
+	require.ErrorContains(t, err, "existingSecret xxl-credentials has no key metrics-token: the pod would not start")
+	_, err = upgrade(t, vals, user("metrics-token", "access-token"))
+	require.ErrorContains(t, err, "has no key xxl.admin.auth.oidc.client-secret")
+	_, err = upgrade(t, vals) // not (yet) in the cluster: nothing to check
+	require.NoError(t, err)
+	r := mustTemplate(t, vals)
+	require.Nil(t, r.secret)
+	require.Contains(t, r.notes, "get secret xxl-credentials -o jsonpath='{.data.access-token}'")
 }

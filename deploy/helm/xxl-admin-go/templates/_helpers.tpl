@@ -77,6 +77,17 @@ shutdown timeout and a margin, unless set. */}}
 {{- fail (printf "secretConfig.%s: set it with accessToken, metricsToken or database.password" $key) }}
 {{- end }}
 {{- end }}
+{{- if .Values.existingSecret }}
+{{- /* Where the cluster answers (install, upgrade; not `helm template`): the tokens are there. */}}
+{{- $user := (lookup "v1" "Secret" .Release.Namespace .Values.existingSecret).data }}
+{{- if $user }}
+{{- range $key := concat (list .Values.secretKeys.accessToken .Values.secretKeys.metricsToken) (keys .Values.secretConfig | sortAlpha) }}
+{{- if not (hasKey $user $key) }}
+{{- fail (printf "existingSecret %s has no key %s: the pod would not start (the tokens are required; docs/KUBERNETES.md, \"Tokens\")" $.Values.existingSecret $key) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if and .Values.database.url (not (or (hasPrefix "jdbc:mysql:" .Values.database.url) (hasPrefix "jdbc:mariadb:" .Values.database.url) (hasPrefix "jdbc:postgresql:" .Values.database.url))) }}
 {{- fail (printf "database.url must be a jdbc:mysql:, jdbc:mariadb: or jdbc:postgresql: URL, not %q" .Values.database.url) }}
 {{- end }}
