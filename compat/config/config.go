@@ -43,6 +43,10 @@ type Config struct {
 	DataSource DataSource
 	// AccessToken is xxl.job.accessToken; "" (or blank) means no token is sent or checked.
 	AccessToken string
+	// RequireAccessToken is xxl.admin.require-access-token: when true, loading fails
+	// while AccessToken is blank or the public "default_token" (the Helm chart sets it:
+	// an admin reachable in a cluster never runs on the public token).
+	RequireAccessToken bool
 	// I18n is xxl.job.i18n, the language of log and alarm texts.
 	I18n i18n.Lang
 	// FastMax and SlowMax are xxl.job.triggerpool.fast.max and .slow.max, raised to
@@ -463,6 +467,10 @@ func (l *loader) applyEnv() {
 			l.set(s.key, v.value, SourceEnv, "env "+v.name)
 			continue
 		}
+		if key, ok := webhookEnvKey(up); ok {
+			l.set(key, v.value, SourceEnv, "env "+v.name)
+			continue
+		}
 		if strings.HasPrefix(up, "XXL_") && !strings.HasPrefix(up, "XXL_SSO_") && !isServiceLink(up) && !isToolVariable(up) && !l.warnedKeys["env "+up] {
 			l.warnedKeys["env "+up] = true
 			msg := "env " + v.name + ": matches no key, ignored"
@@ -472,6 +480,23 @@ func (l *loader) applyEnv() {
 			l.warn(msg)
 		}
 	}
+}
+
+// webhookEnvKey maps XXL_ADMIN_ALARM_WEBHOOK_<NAME>_KIND, _URL and _SECRET to the key
+// of channel <name> (in lower case; a name with '-' has no environment form), so that
+// a URL or secret can come from a Kubernetes Secret rather than the arguments.
+func webhookEnvKey(up string) (string, bool) {
+	const prefix = "XXL_ADMIN_ALARM_WEBHOOK_"
+	rest, ok := strings.CutPrefix(up, prefix)
+	i := strings.LastIndexByte(rest, '_')
+	if !ok || i <= 0 {
+		return "", false
+	}
+	name, field := strings.ToLower(rest[:i]), strings.ToLower(rest[i+1:])
+	if !channelName(name) || (field != "kind" && field != "url" && field != "secret") {
+		return "", false
+	}
+	return webhookPrefix + name + "." + field, true
 }
 
 // toolPrefixes are the environment variables of this project's tests, benchmark and
@@ -869,6 +894,10 @@ func (l *loader) build() *Config {
 
 	if tok := l.str("xxl.job.accessToken"); strings.TrimSpace(tok) != "" {
 		c.AccessToken = tok
+	}
+	c.RequireAccessToken = l.boolean("xxl.admin.require-access-token")
+	if c.RequireAccessToken && (c.AccessToken == "" || c.AccessToken == DefaultValue("xxl.job.accessToken")) {
+		l.fail("xxl.job.accessToken", "is blank or the public default_token, and xxl.admin.require-access-token is true: set a secret token (the same on every executor)")
 	}
 	lang := strings.TrimSpace(l.str("xxl.job.i18n"))
 	switch i18n.Lang(lang) {
