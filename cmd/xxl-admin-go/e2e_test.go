@@ -265,9 +265,13 @@ func endToEnd(t *testing.T, startExecutor func(t *testing.T, admin, app, token s
 		times = append(times, tt)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, time.UnixMilli(first).Unix(), times[0].Unix(), "first fire at the planned second")
-	for i := 1; i < len(times); i++ {
-		require.Equal(t, 2*time.Second, times[i].Sub(times[i-1]), "fire %d", i)
+	// Fire i is the one planned for first + 2i s: never before it, and sent within the
+	// misfire threshold (5 s) after it, however busy the machine (trigger_time is the
+	// send's second, so a loaded machine may send a second late, never a slot late).
+	for i, at := range times {
+		planned := time.UnixMilli(first).Add(time.Duration(2*i) * time.Second)
+		require.False(t, at.Before(planned), "fire %d at %s, planned %s", i, at, planned)
+		require.Less(t, at.Sub(planned), 5*time.Second, "fire %d at %s, planned %s", i, at, planned)
 	}
 
 	// The failing handler: the first attempt plus two retries from the fail monitor
