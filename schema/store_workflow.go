@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -581,23 +582,45 @@ func (s *Store) workflowRun(ctx context.Context, id int64, suffix string) (Workf
 	return rs[0], nil
 }
 
-// ListWorkflowRuns returns a page of a workflow's runs, newest first, and how many it
-// has; workflowID 0 lists the runs of every workflow.
-func (s *Store) ListWorkflowRuns(ctx context.Context, workflowID int, offset, limit int) ([]WorkflowRun, int, error) {
-	var where sq.Sqlizer = sq.Expr("1 = 1")
+// ListWorkflowRuns returns a page of a workflow's runs, newest first, and how many
+// there are; workflowID 0 lists the runs of every workflow. With groups not nil, only
+// the runs whose nodes' jobs all exist and are in those groups now. The page carries
+// no graph (a run's is read with LoadWorkflowRun).
+func (s *Store) ListWorkflowRuns(ctx context.Context, workflowID int, groups []int, offset, limit int) ([]WorkflowRun, int, error) {
+	where := sq.And{}
 	if workflowID > 0 {
-		where = sq.Eq{"workflow_id": workflowID}
+		where = append(where, sq.Eq{"workflow_id": workflowID})
+	}
+	if groups != nil {
+		if len(groups) == 0 {
+			return nil, 0, nil
+		}
+		where = append(where, runsInGroups(groups))
 	}
 	total, err := s.count(ctx, s.sb.Select("COUNT(*)").From(WorkflowRunTable).Where(where))
 	if err != nil {
 		return nil, 0, fmt.Errorf("count workflow runs: %w", err)
 	}
-	rs, err := s.workflowRuns(ctx, s.sb.Select(workflowRunCols...).From(WorkflowRunTable).Where(where).
+	cols := slices.Clone(workflowRunCols)
+	cols[slices.Index(cols, "graph")] = "''"
+	rs, err := s.workflowRuns(ctx, s.sb.Select(cols...).From(WorkflowRunTable).Where(where).
 		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
 	if err != nil {
 		return nil, 0, err
 	}
 	return rs, total, nil
+}
+
+// runsInGroups keeps the runs none of whose nodes is of a job that is gone or in a
+// group not among groups (not empty): read through the node table's (run_id, node)
+// key and the jobs' primary key.
+func runsInGroups(groups []int) sq.Sqlizer {
+	args := make([]any, len(groups))
+	for i, g := range groups {
+		args[i] = g
+	}
+	return sq.Expr("NOT EXISTS (SELECT 1 FROM "+WorkflowNodeRunTable+" n LEFT JOIN xxl_job_info j ON j.id = n.job_id"+
+		" WHERE n.run_id = "+WorkflowRunTable+".id AND (j.id IS NULL OR j.job_group NOT IN ("+sq.Placeholders(len(groups))+")))", args...)
 }
 
 // UpdateWorkflowRuns is UpdateWorkflowRun for several runs, in one statement (of at

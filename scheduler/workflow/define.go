@@ -184,18 +184,20 @@ func (e *Engine) Remove(ctx context.Context, id int) error {
 	return nil
 }
 
-// Reaches reports whether a caller that may manage the groups may reaches a workflow:
-// every group of its nodes must be one of them.
-func Reaches(w schema.Workflow, may MayManage) bool {
-	if may == nil {
-		return true
+// JobIDs are the jobs of a stored graph's nodes, each once, in node order; none for a
+// graph that cannot be read (a hand edit).
+func JobIDs(graph string) []int {
+	g, err := ParseGraph(graph)
+	if err != nil {
+		return nil
 	}
-	for _, g := range w.Groups {
-		if !may(g) {
-			return false
+	var ids []int
+	for _, n := range g.Nodes {
+		if !slices.Contains(ids, n.JobID) {
+			ids = append(ids, n.JobID)
 		}
 	}
-	return true
+	return ids
 }
 
 // IsRefusal reports whether err is a definition refused on save (*Error).

@@ -112,8 +112,8 @@ func TestSaveAndRemove(t *testing.T) {
 	require.Equal(t, workflow.ScheduleNone, w.ScheduleType)
 	require.Equal(t, workflow.PolicyStop, w.FailurePolicy)
 	require.Equal(t, "alice", w.Author)
-	require.True(t, workflow.Reaches(w, func(g int) bool { return g == b.group }))
-	require.False(t, workflow.Reaches(w, func(int) bool { return false }))
+	require.Equal(t, []int{j}, workflow.JobIDs(w.Graph))
+	require.Empty(t, workflow.JobIDs("{nodes"), "a graph that cannot be read refers to no job")
 
 	b.ex.Handle("a", executortestSlow())
 	run, err := b.a().eng.StartRun(b.ctx, id, "", "MANUAL", "alice")

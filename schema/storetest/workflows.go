@@ -157,7 +157,7 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.ErrorIs(t, err, schema.ErrNotFound)
 		_, err = b.st.InsertWorkflowRun(b.ctx, run, []schema.NodeRun{{Node: "a"}, {Node: "a"}})
 		require.Error(t, err, "a node name once per run")
-		runs, total, err := b.st.ListWorkflowRuns(b.ctx, 7, 0, 10)
+		runs, total, err := b.st.ListWorkflowRuns(b.ctx, 7, nil, 0, 10)
 		require.NoError(t, err)
 		require.Equal(t, 1, total, "the failed insert left no run behind")
 		require.Equal(t, id, runs[0].ID)
