@@ -98,6 +98,9 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 			return nil, refuse("", "%s", err.Error())
 		}
 	}
+	if err := checkGraphSize(d.Graph); err != nil {
+		return nil, err
+	}
 	if _, err := check(d.Graph); err != nil {
 		return nil, err
 	}
@@ -172,7 +175,10 @@ func scheduleOf(w schema.Workflow) schema.Job {
 	return schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, TimeZone: w.TimeZone}
 }
 
-// Remove deletes a workflow definition; its runs stay, and those under way finish.
+// Remove deletes a workflow definition and its runs: those under way are cancelled
+// first (their running nodes killed), then every run is deleted with its nodes. A
+// removal cut short leaves runs of a workflow that is gone, which the log retention
+// deletes once ended.
 func (e *Engine) Remove(ctx context.Context, id int) error {
 	found, err := e.store.DeleteWorkflow(ctx, id)
 	if err != nil {
@@ -180,6 +186,12 @@ func (e *Engine) Remove(ctx context.Context, id int) error {
 	}
 	if !found {
 		return schema.ErrNotFound
+	}
+	if err := e.cancelRunsOf(ctx, id); err != nil {
+		return fmt.Errorf("remove the runs of workflow %d: %w", id, err)
+	}
+	if _, err := e.store.ClearWorkflowRuns(ctx, schema.RunClearFilter{WorkflowID: id}); err != nil {
+		return fmt.Errorf("remove the runs of workflow %d: %w", id, err)
 	}
 	return nil
 }
