@@ -10,10 +10,11 @@ import (
 	sq "github.com/Masterminds/squirrel"
 )
 
-// Workflows (docs/WORKFLOWS.md) live in three tables of this admin's own, which Java
-// admins never read: the definitions, their runs, and the nodes of each run. A run keeps
-// a copy of the graph it started with, so editing a workflow never changes a run under
-// way. Times are milliseconds since 1970 (no DATETIME zone to agree on). Every change
+// Workflows (docs/WORKFLOWS.md) live in tables of this admin's own, which Java admins
+// never read: the definitions, their runs, and the nodes of each run; the graph
+// versions runs share and the definitions' jobs are store_workflow_graph.go's. A run
+// reads the graph version it started with, so editing a workflow never changes a run
+// under way. Times are milliseconds since 1970 (no DATETIME zone to agree on). Every change
 // to a run is made under the run row's lock (LockWorkflowRun), which orders admins that
 // advance the same run; the node rows and their log rows change in that transaction.
 
@@ -258,7 +259,8 @@ type Workflow struct {
 	Name string
 	// Graph is the JSON graph (scheduler/workflow.Graph).
 	Graph string
-	// Groups are the executor groups of the nodes' jobs, for scoped tokens and filters.
+	// Groups are the executor groups of the nodes' jobs at the last save, as shown;
+	// access is judged by the jobs' groups now (xxl_admin_workflow_job).
 	Groups          []int
 	ScheduleType    string
 	ScheduleConf    string
