@@ -156,7 +156,7 @@ func (s *Store) saveWorkflowJobs(ctx context.Context, id int, graph string) erro
 }
 
 // SyncWorkflowJobs writes the job rows of the workflows that have none (saved before
-// the table existed), a hundred at a time, and returns how many it wrote them for. A
+// the table existed), a hundred at a time, and returns how many it looked at. A
 // workflow whose graph names no job keeps none: only administrators reach it.
 func (s *Store) SyncWorkflowJobs(ctx context.Context) (int, error) {
 	if !s.workflowGraphs.Load() {
