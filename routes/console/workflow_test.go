@@ -173,7 +173,8 @@ func TestWorkflowConsole(t *testing.T) {
 
 	c.ok("/workflow/remove", form("id", itoa(id)))
 	require.Equal(t, 0, decodeAs[wfPage[wfRow]](t, c.ok("/workflow/pageList", form("offset", "0", "pagesize", "10")).payload()).Total)
-	require.Equal(t, 1, b.db.Count(t, schema.WorkflowRunTable, "workflow_id = ?", id), "its runs stay")
+	require.Equal(t, 0, b.db.Count(t, schema.WorkflowRunTable, "workflow_id = ?", id), "its runs went with it")
+	require.Equal(t, 0, b.db.Count(t, schema.WorkflowNodeRunTable, "run_id = ?", run), "and their nodes' outputs")
 	for action, n := range map[string]int{"workflow.add": 1, "workflow.update": 1, "workflow.trigger": 1, "workflow.remove": 1} {
 		require.Equal(t, n, b.db.Count(t, "xxl_admin_audit", "action = ? AND target_id = ?", action, itoa(id)), action)
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -97,6 +98,9 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		target = strconv.Itoa(*b.ID)
 	}
 	denied := manage.Change{Action: workflowActions[uri], TargetKind: manage.TargetWorkflow, TargetID: target, Outcome: manage.OutcomeDenied}
+	if needRun {
+		denied.Fields = []manage.FieldChange{{Field: "runId", After: &[]string{strconv.FormatInt(*b.RunID, 10)}[0]}}
+	}
 	who, err := admit()
 	if err != nil {
 		return j.refused(ctx, uri, who, denied, err)
@@ -159,6 +163,10 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		}
 	}
 	if err != nil {
+		var refused *manage.Error
+		if errors.As(err, &refused) && refused.Target != "" {
+			denied.TargetID = refused.Target // a run's workflow
+		}
 		return j.changeFailed(ctx, uri, p, denied, err)
 	}
 	j.Log.Info("job openapi call", "call", uri, "caller", who.who)

@@ -98,6 +98,9 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 			return nil, refuse("", "%s", err.Error())
 		}
 	}
+	if err := checkGraphSize(d.Graph); err != nil {
+		return nil, err
+	}
 	if _, err := check(d.Graph); err != nil {
 		return nil, err
 	}
@@ -172,7 +175,11 @@ func scheduleOf(w schema.Workflow) schema.Job {
 	return schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, TimeZone: w.TimeZone}
 }
 
-// Remove deletes a workflow definition; its runs stay, and those under way finish.
+// Remove deletes a workflow definition and its runs: those under way are cancelled
+// first (their running nodes killed), then every run is deleted with its nodes, even
+// when the caller goes away meanwhile. The definition is gone once Remove returns nil;
+// a clean-up cut short (logged) leaves runs of a workflow that is gone, which the log
+// retention deletes once ended.
 func (e *Engine) Remove(ctx context.Context, id int) error {
 	found, err := e.store.DeleteWorkflow(ctx, id)
 	if err != nil {
@@ -181,21 +188,32 @@ func (e *Engine) Remove(ctx context.Context, id int) error {
 	if !found {
 		return schema.ErrNotFound
 	}
+	ctx = context.WithoutCancel(ctx)
+	err = e.cancelRunsOf(ctx, id)
+	if err == nil {
+		_, err = e.store.ClearWorkflowRuns(ctx, schema.RunClearFilter{WorkflowID: id})
+	}
+	if err != nil {
+		e.log.Warn("could not delete every run of a removed workflow; the log retention deletes the rest once ended",
+			"workflow_id", id, "err", err)
+	}
 	return nil
 }
 
-// Reaches reports whether a caller that may manage the groups may reaches a workflow:
-// every group of its nodes must be one of them.
-func Reaches(w schema.Workflow, may MayManage) bool {
-	if may == nil {
-		return true
+// JobIDs are the jobs of a stored graph's nodes, each once, in node order; none for a
+// graph that cannot be read (a hand edit).
+func JobIDs(graph string) []int {
+	g, err := ParseGraph(graph)
+	if err != nil {
+		return nil
 	}
-	for _, g := range w.Groups {
-		if !may(g) {
-			return false
+	var ids []int
+	for _, n := range g.Nodes {
+		if !slices.Contains(ids, n.JobID) {
+			ids = append(ids, n.JobID)
 		}
 	}
-	return true
+	return ids
 }
 
 // IsRefusal reports whether err is a definition refused on save (*Error).

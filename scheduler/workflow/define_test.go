@@ -97,8 +97,8 @@ func TestValidate(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// Save inserts, then updates; a run keeps the graph it started with; Remove leaves
-// the runs.
+// Save inserts, then updates; a run keeps the graph it started with; Remove cancels
+// the runs under way and deletes every run with its nodes.
 func TestSaveAndRemove(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "sqlite", 1)
@@ -112,8 +112,8 @@ func TestSaveAndRemove(t *testing.T) {
 	require.Equal(t, workflow.ScheduleNone, w.ScheduleType)
 	require.Equal(t, workflow.PolicyStop, w.FailurePolicy)
 	require.Equal(t, "alice", w.Author)
-	require.True(t, workflow.Reaches(w, func(g int) bool { return g == b.group }))
-	require.False(t, workflow.Reaches(w, func(int) bool { return false }))
+	require.Equal(t, []int{j}, workflow.JobIDs(w.Graph))
+	require.Empty(t, workflow.JobIDs("{nodes"), "a graph that cannot be read refers to no job")
 
 	b.ex.Handle("a", executortestSlow())
 	run, err := b.a().eng.StartRun(b.ctx, id, "", "MANUAL", "alice")
@@ -131,9 +131,9 @@ func TestSaveAndRemove(t *testing.T) {
 	require.ErrorIs(t, b.a().eng.Remove(b.ctx, id), schema.ErrNotFound)
 	_, err = b.a().eng.Save(b.ctx, d, "bob", nil)
 	require.ErrorIs(t, err, schema.ErrNotFound, "an update of a removed workflow")
-	require.NoError(t, b.a().eng.Cancel(b.ctx, run, "test over"))
-	r, _ := b.waitRun(t, run)
-	require.Equal(t, schema.WorkflowCancelled, r.State, "the run outlived its definition")
+	_, err = b.store.LoadWorkflowRun(b.ctx, run)
+	require.ErrorIs(t, err, schema.ErrNotFound, "the run under way went with its definition")
+	require.Empty(t, b.nodes(t, run))
 }
 
 func executortestSlow() executortest.Behavior { return executortest.Behavior{RunTime: time.Minute} }

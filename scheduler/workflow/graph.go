@@ -47,9 +47,6 @@ type Edge struct {
 	Equals *string `json:"equals,omitempty"`
 }
 
-// MaxNodes bounds a workflow's size.
-const MaxNodes = 200
-
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // Error is a definition refused on save; Node names the node (or edge) at fault.

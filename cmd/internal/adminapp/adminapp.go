@@ -422,12 +422,12 @@ func schedulerShutdown(total time.Duration) time.Duration {
 func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Scheduler, clk clock.Clock, loc *time.Location,
 	log *slog.Logger) *workflow.Engine {
 	has, err := store.HasWorkflowTables(ctx)
-	if err == nil && (!has || !store.WorkflowZonesEnabled()) {
+	if err == nil && (!has || !store.WorkflowZonesEnabled() || !store.WorkflowGraphsEnabled()) {
 		cerr := store.CreateWorkflowTables(ctx)
 		switch {
 		case cerr == nil:
 			log.Info("created the workflow tables", "table", schema.WorkflowTable)
-		case !has:
+		case !has || !store.WorkflowGraphsEnabled():
 			err = cerr
 		default: // the workflows work; only their time zones wait for the table
 			log.Warn("workflow time zones off: table "+schema.WorkflowOptionTable+" is missing and could not be created; every workflow runs in the admin's zone until `xxl-admin-go schema upgrade` adds it", "err", cerr)
@@ -436,6 +436,13 @@ func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Schedu
 	if err != nil {
 		log.Warn("workflows off: their tables are missing and could not be created (run `xxl-admin-go schema upgrade`)", "err", err)
 		return nil
+	}
+	// Workflows saved before the job rows existed get theirs, so that their members
+	// find them in the list.
+	if n, err := store.SyncWorkflowJobs(ctx); err != nil {
+		log.Warn("could not write the job rows of older workflows; members may miss them in the list until they are saved again", "err", err)
+	} else if n > 0 {
+		log.Info("wrote the job rows of older workflows", "workflows", n)
 	}
 	e := workflow.New(workflow.Config{Store: store, Scheduler: sched, Clock: clk, Location: loc, Logger: log})
 	sched.OnResultsStored(e.Notify)
