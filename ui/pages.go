@@ -409,6 +409,9 @@ func (u *UI) console(c *fiber.Ctx) error {
 	p := u.newPage(c, "console", "logs_rolling")
 	p.Title = p.T("console_title", l.ID)
 	loc := u.Manage.Location()
+	described := []schema.Log{l}
+	u.Manage.DescribeWaiting(c.UserContext(), p.lang, described)
+	l.TriggerMsg = described[0].TriggerMsg
 	trig := ""
 	if !l.TriggerTime.IsZero() {
 		trig = l.TriggerTime.In(loc).Format(manage.DateTimeLayout)
