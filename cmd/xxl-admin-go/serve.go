@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/xxl-admin-go/xxl-admin-go/cmd/internal/adminapp"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
@@ -39,9 +40,27 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to database %s at %s: %w", cfg.DataSource.DatabaseName(), my.Addr, err)
+		return nil, fmt.Errorf("connect to database %s at %s: %w%s", cfg.DataSource.DatabaseName(), my.Addr, err, connectHint(cfg, err))
 	}
 	return db, nil
+}
+
+// connectHint is what to do about a refused connection whose cause is a common first
+// mistake: the database not created yet, or a password never given.
+func connectHint(cfg *config.Config, err error) string {
+	var my *mysql.MySQLError
+	var pg *pgconn.PgError
+	switch {
+	case errors.As(err, &my) && my.Number == 1049, errors.As(err, &pg) && pg.Code == "3D000": // no such database
+		return fmt.Sprintf(" — the database %s does not exist: run `xxl-admin-go schema init` with the same settings, "+
+			"which creates it and its tables (or create it yourself, then run `xxl-admin-go schema init`)", cfg.DataSource.DatabaseName())
+	case errors.As(err, &my) && (my.Number == 1045 || my.Number == 1698), errors.As(err, &pg) && pg.Code == "28P01": // access denied
+		if cfg.DefaultPasswordSent() {
+			return fmt.Sprintf(" — no spring.datasource.password was given, so upstream's default %q was sent; set the database user's password",
+				config.DefaultValue("spring.datasource.password"))
+		}
+	}
+	return ""
 }
 
 // schemaInit runs `schema init` on the configured database: MySQL or PostgreSQL
