@@ -222,7 +222,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
 	a.mountProbes(mgmt, cfg.ContextPath, o.DB)
-	collectors := sched.Collectors()
+	collectors := append(sched.Collectors(), api.Collectors()...)
 	if wf != nil {
 		collectors = append(collectors, wf.Collectors()...)
 	}
