@@ -16,7 +16,9 @@ import (
 func TestRefusalsAreBounded(t *testing.T) {
 	var r refusals
 	now := time.Unix(1_800_000_000, 0)
-	addr := func(i int) string { return "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) }
+	addr := func(i int) string {
+		return "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
+	}
 	const calls = 50_000
 	lines, overflows := 0, 0
 	for i := range calls {
