@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,20 @@ func TestDatabaseMistakesSayWhatToDo(t *testing.T) {
 		require.ErrorContains(t, err, "spring.datasource.url")
 		require.ErrorContains(t, err, "is a mysql:// URL, not a JDBC URL: write it as jdbc:mysql://host:3306/xxl_job?serverTimezone=UTC (MySQL, MariaDB), jdbc:postgresql://host:5432/xxl_job (PostgreSQL)")
 	})
+}
+
+// A port in use stops the start with the port named, before anything is created: no
+// embedded file, no lock file is left in the working directory.
+func TestPortInUseLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	bin := buildReleaseAdmin(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	r := runCLI(t, bin, dir, nil, fmt.Sprintf("--server.port=%d", port), "--server.address=127.0.0.1")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, fmt.Sprintf("server.port %d is in use (listening on 127.0.0.1:%d): stop the program using it, or choose another port with --server.port=PORT", port, port))
+	requireEmptyDir(t, dir, "a start on a port in use")
 }

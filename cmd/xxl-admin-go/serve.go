@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -151,12 +154,24 @@ func (d driverLog) Print(v ...any) {
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
 	_ = mysql.SetLogger(driverLog{log})
+	// The port first: a port in use stops the start before the database is opened, and
+	// before an embedded file and its lock are created.
+	ln, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	served := false
+	defer func() {
+		if !served {
+			ln.Close()
+		}
+	}()
 	db, err := openDatabase(ctx, cfg, log, openExclusive) // embedded.go: MySQL, or the embedded file
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log,
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log, Listener: ln,
 		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr)})
 	if err != nil {
 		return err
@@ -164,6 +179,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	if err := a.Start(); err != nil {
 		return err
 	}
+	served = true
 	log.Info("xxl-admin-go serving", "addr", a.Addr().String(), "context_path", cfg.ContextPath,
 		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
@@ -176,4 +192,18 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		ready <- a.Addr().String()
 	}
 	return a.Wait(ctx)
+}
+
+// listen opens server.address:server.port. A port in use says so and how to choose
+// another.
+func listen(cfg *config.Config) (net.Listener, error) {
+	addr := net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("server.port %d is in use (listening on %s): stop the program using it, or choose another port with --server.port=PORT", cfg.Port, addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("server.address/server.port %s: %w", addr, err)
+	}
+	return ln, nil
 }
