@@ -75,7 +75,7 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 		return u.errorPage(c, err)
 	}
 	p := u.newPage(c, "dashboard", "dash_title")
-	rate := "0"
+	rate := ""
 	if t.JobLogCount > 0 {
 		rate = strings.TrimSuffix(strconv.FormatFloat(float64(t.JobLogSuccessCount)*100/float64(t.JobLogCount), 'f', 1, 64), ".0")
 	}
@@ -250,7 +250,7 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 		AdminZone string
 		Zones     []string
 		Calendars []schema.Calendar
-	}{opts, groupRefs(groups), selected, paramMax, u.Manage.Location().String(), u.Manage.Zones(), u.jobCalendars(c)}
+	}{opts, groupRefs(groups), selected, paramMax, zoneLabel(u.Manage.Location()), u.Manage.Zones(), u.jobCalendars(c)}
 	return u.render(c, fiber.StatusOK, p)
 }
 
