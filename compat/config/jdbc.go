@@ -508,8 +508,13 @@ const urlForms = "jdbc:mysql://host:3306/xxl_job?serverTimezone=UTC (MySQL, Mari
 // configure the Go admin only, with the same forced settings as a JDBC URL.
 func parseGoDSN(raw string, in jdbcInput) (*mysql.Config, []string, error) {
 	if scheme, _, ok := strings.Cut(raw, "://"); ok && isScheme(scheme) {
-		// mysql://… or postgresql://…: a URL without the jdbc: of a JDBC URL.
-		return nil, nil, fmt.Errorf("is a %s:// URL, not a JDBC URL: write it as %s", scheme, urlForms)
+		// mysql://… or postgresql://…: a URL without the jdbc: of a JDBC URL. Only a
+		// database's scheme is quoted: whatever else stands there is the user's.
+		switch s := strings.ToLower(scheme); s {
+		case "mysql", "mariadb", "postgres", "postgresql":
+			return nil, nil, fmt.Errorf("is a %s:// URL, not a JDBC URL: write it as %s", s, urlForms)
+		}
+		return nil, nil, errors.New("is a URL, but not a JDBC URL: write it as " + urlForms)
 	}
 	if !strings.Contains(raw, "/") {
 		return nil, nil, errors.New("is not a database address: write it as " + urlForms)
