@@ -32,7 +32,23 @@ func (s *Service) DescribeWaiting(ctx context.Context, l i18n.Lang, logs []schem
 		// still gets the general sentence.
 		triggers, _ = s.store.TriggersOf(ctx, ids)
 	}
+	// The retry counts of the retried jobs, read in one pass for the page.
+	var jobIDs []int
+	seen := map[int]bool{}
+	for _, t := range triggers {
+		if scheduler.TriggerType(t.Type) == scheduler.TriggerRetry && !seen[t.JobID] {
+			seen[t.JobID] = true
+			jobIDs = append(jobIDs, t.JobID)
+		}
+	}
 	retries := map[int]int{} // job id → the job's retry count
+	_ = schema.Chunks(len(jobIDs), schema.MaxBatchRows, func(lo, hi int) error {
+		jobs, err := s.store.LoadJobs(ctx, jobIDs[lo:hi])
+		for id, j := range jobs {
+			retries[id] = j.ExecutorFailRetryCount
+		}
+		return err
+	})
 	say := func(key string, args ...string) string {
 		if l == "" {
 			return s.Msg(key, args...)
@@ -56,13 +72,7 @@ func (s *Service) DescribeWaiting(ctx context.Context, l i18n.Lang, logs []schem
 				lg.TriggerMsg = say("console_waiting_trigger", say("jobconf_trigger_type_"+strings.ToLower(t.Type)), at)
 				continue
 			}
-			total, seen := retries[t.JobID]
-			if !seen {
-				if job, err := s.store.LoadJob(ctx, t.JobID); err == nil {
-					total = job.ExecutorFailRetryCount
-				}
-				retries[t.JobID] = total
-			}
+			total := retries[t.JobID] // 0 for a job deleted meanwhile
 			if total <= t.FailRetryCount {
 				lg.TriggerMsg = say("console_waiting_retry_of", at)
 				continue
