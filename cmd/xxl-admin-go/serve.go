@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/xxl-admin-go/xxl-admin-go/cmd/internal/adminapp"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
@@ -39,9 +43,27 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to database %s at %s: %w", cfg.DataSource.DatabaseName(), my.Addr, err)
+		return nil, fmt.Errorf("connect to database %s at %s: %w%s", cfg.DataSource.DatabaseName(), my.Addr, err, connectHint(cfg, err))
 	}
 	return db, nil
+}
+
+// connectHint is what to do about a refused connection whose cause is a common first
+// mistake: the database not created yet, or a password never given.
+func connectHint(cfg *config.Config, err error) string {
+	var my *mysql.MySQLError
+	var pg *pgconn.PgError
+	switch {
+	case errors.As(err, &my) && my.Number == 1049, errors.As(err, &pg) && pg.Code == "3D000": // no such database
+		return fmt.Sprintf(" — the database %s does not exist: run `xxl-admin-go schema init` with the same settings, "+
+			"which creates it and its tables (or create it yourself, then run `xxl-admin-go schema init`)", cfg.DataSource.DatabaseName())
+	case errors.As(err, &my) && (my.Number == 1045 || my.Number == 1698), errors.As(err, &pg) && pg.Code == "28P01": // access denied
+		if cfg.DefaultPasswordSent() {
+			return fmt.Sprintf(" — no spring.datasource.password was given, so upstream's default %q was sent; set the database user's password",
+				config.DefaultValue("spring.datasource.password"))
+		}
+	}
+	return ""
 }
 
 // schemaInit runs `schema init` on the configured database: MySQL or PostgreSQL
@@ -132,12 +154,24 @@ func (d driverLog) Print(v ...any) {
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
 	_ = mysql.SetLogger(driverLog{log})
+	// The port first: a port in use stops the start before the database is opened, and
+	// before an embedded file and its lock are created.
+	ln, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	served := false
+	defer func() {
+		if !served {
+			ln.Close()
+		}
+	}()
 	db, err := openDatabase(ctx, cfg, log, openExclusive) // embedded.go: MySQL, or the embedded file
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log,
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log, Listener: ln,
 		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr)})
 	if err != nil {
 		return err
@@ -145,6 +179,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	if err := a.Start(); err != nil {
 		return err
 	}
+	served = true
 	log.Info("xxl-admin-go serving", "addr", a.Addr().String(), "context_path", cfg.ContextPath,
 		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
@@ -157,4 +192,18 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 		ready <- a.Addr().String()
 	}
 	return a.Wait(ctx)
+}
+
+// listen opens server.address:server.port. A port in use says so and how to choose
+// another.
+func listen(cfg *config.Config) (net.Listener, error) {
+	addr := net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("server.port %d is in use (listening on %s): stop the program using it, or choose another port with --server.port=PORT", cfg.Port, addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("server.address/server.port %s: %w", addr, err)
+	}
+	return ln, nil
 }

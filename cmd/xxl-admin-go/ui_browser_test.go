@@ -621,7 +621,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.open("/", "dashboard")
 	b.switchLanguage("zh_TC")
 	b.wait("Traditional Chinese page", `document.documentElement.lang === 'zh-Hant' && document.querySelector("#chart-days svg")`, 30*time.Second)
-	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "運行記錄")
+	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "執行紀錄")
 	b.shot("dashboard-zh_TC")
 	b.clean("dashboard in zh_TC")
 	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")

@@ -859,6 +859,32 @@ func (l *loader) boolean(key string) bool {
 	return false
 }
 
+// warnDefaultPassword says so when a configured database is sent upstream's default
+// password because none was given (no key, no password in the URL): an "access denied"
+// then reads as the default's, not the user's.
+func (l *loader) warnDefaultPassword(ds *DataSource) {
+	if l.entries[canonical("spring.datasource.url")].source == SourceDefault ||
+		l.entries[canonical("spring.datasource.password")].source != SourceDefault {
+		return // the embedded file, or a password given
+	}
+	if def := DefaultValue("spring.datasource.password"); ds.sends(def) {
+		l.warn(fmt.Sprintf("spring.datasource.password is not set, so upstream's default password %q is sent to the database; "+
+			"set spring.datasource.password (or the password in the URL) to the database user's password", def))
+	}
+}
+
+// DefaultPasswordSent reports a configured database (not the embedded file) that is
+// sent upstream's default password because none was given.
+func (c *Config) DefaultPasswordSent() bool {
+	return c.Source["spring.datasource.url"] != SourceDefault && c.Source["spring.datasource.password"] == SourceDefault &&
+		c.DataSource.sends(DefaultValue("spring.datasource.password"))
+}
+
+// sends reports whether the connection is made with password pwd.
+func (d *DataSource) sends(pwd string) bool {
+	return d.MySQL != nil && d.MySQL.Passwd == pwd || d.Postgres != nil && d.Postgres.Conn.Password == pwd
+}
+
 // build validates every known key in table order and assembles the Config.
 func (l *loader) build() *Config {
 	c := &Config{}
@@ -890,6 +916,7 @@ func (l *loader) build() *Config {
 		for _, w := range warnings {
 			l.warn("spring.datasource.url: " + w)
 		}
+		l.warnDefaultPassword(ds)
 	}
 
 	if tok := l.str("xxl.job.accessToken"); strings.TrimSpace(tok) != "" {

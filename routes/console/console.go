@@ -105,6 +105,11 @@ func Mount(app *fiber.App, contextPath string, deps Deps) {
 	for _, p := range pagePaths {
 		app.All(ctx+p, k.guardPage)
 	}
+	if ctx != "" {
+		// The site's root under a context path: a browser opening http://host:port/
+		// finds the console (the executor API keeps /api/... there).
+		app.Get("/", func(c *fiber.Ctx) error { return c.Redirect(ctx+"/", fiber.StatusFound) })
+	}
 }
 
 func (k *console) endpoints() []endpoint {
