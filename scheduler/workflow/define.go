@@ -98,7 +98,11 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 			return nil, refuse("", "%s", err.Error())
 		}
 	}
-	if _, err := check(d.Graph); err != nil {
+	p, err := check(d.Graph)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.firstBroken(); err != nil {
 		return nil, err
 	}
 	ids := make([]int, 0, len(d.Graph.Nodes))

@@ -156,6 +156,6 @@ func TestSizeLimits(t *testing.T) {
 	require.NoError(t, err)
 	r, ns := b.waitRun(t, id)
 	require.Equal(t, schema.WorkflowFailed, r.State)
-	require.Equal(t, "the rendered parameter has 20000 characters, more than the 16383 a log row's executor_param holds", ns["B"].Msg)
+	require.Equal(t, "the rendered parameter has more than the 16383 characters a log row's executor_param holds", ns["B"].Msg)
 	require.Empty(t, b.runs("b"))
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
@@ -422,6 +421,13 @@ func (s *step) decide() {
 
 // render is the node's parameter: its template filled in, or its job's own parameter.
 func (s *step) render(name string) (string, error) {
+	if err := s.p.broken[name]; err != nil {
+		var ref *Error
+		if errors.As(err, &ref) {
+			return "", errors.New(ref.Msg)
+		}
+		return "", err
+	}
 	t := s.p.templates[name]
 	if t == nil {
 		j, ok, err := s.job(s.nodes[name].JobID)
@@ -434,15 +440,13 @@ func (s *step) render(name string) (string, error) {
 	for name, n := range s.nodes {
 		outs[name] = n.Output
 	}
+	max := s.e.paramMax()
 	p, err := t.Render(template.Values{Outputs: outs, RunID: s.run.ID, Input: s.run.Input,
-		FireTime: time.UnixMilli(s.run.FireTime).In(s.e.loc).Format(time.DateTime)})
-	if err != nil {
-		return "", err
+		FireTime: time.UnixMilli(s.run.FireTime).In(s.e.loc).Format(time.DateTime), Max: max})
+	if errors.Is(err, template.ErrTooLong) {
+		return "", fmt.Errorf("the rendered parameter has more than the %d characters a log row's executor_param holds", max)
 	}
-	if n, max := utf8.RuneCountInString(p), s.e.paramMax(); n > max {
-		return "", fmt.Errorf("the rendered parameter has %d characters, more than the %d a log row's executor_param holds", n, max)
-	}
-	return p, nil
+	return p, err
 }
 
 // paramMax is the size of xxl_job_log.executor_param: varchar(512) on 2.x, TEXT from
