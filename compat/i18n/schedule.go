@@ -30,6 +30,9 @@ var scheduleEn = map[string]string{
 	"console_unknown_zone":       "Unknown time zone \"{0}\": give an IANA zone id such as Europe/Berlin",
 	"console_no_option_table":    "Table {0} is missing, so a job cannot have a time zone; add it with `xxl-admin-go schema upgrade`",
 	"console_java_admin_warn":    "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database ({0}); it ignores time zones and calendars and fires such jobs in its own zone",
+	"console_f_calendars":        "Calendars",
+	"console_calendars_too_many": "{0}: at most {1} calendars",
+	"console_calendars_too_long": "{0}: the ids take {1} characters, more than the {2} a job's calendar list holds",
 }
 
 var scheduleZhCN = map[string]string{
@@ -53,6 +56,9 @@ var scheduleZhCN = map[string]string{
 	"console_unknown_zone":       "未知时区“{0}”：请填写 IANA 时区标识，例如 Asia/Shanghai",
 	"console_no_option_table":    "缺少数据表 {0}，任务无法设置时区；请运行 `xxl-admin-go schema upgrade` 添加",
 	"console_java_admin_warn":    "已保存。警告：另有非 xxl-admin-go 的调度中心（Java 版）在扫描此数据库（{0}）；它不识别时区与日历，会按自身时区触发此类任务",
+	"console_f_calendars":        "日历",
+	"console_calendars_too_many": "{0}：最多 {1} 个日历",
+	"console_calendars_too_long": "{0}：编号共 {1} 个字符，超过了任务日历列表可容纳的 {2} 个",
 }
 
 var scheduleZhTC = map[string]string{
@@ -76,4 +82,7 @@ var scheduleZhTC = map[string]string{
 	"console_unknown_zone":       "未知時區「{0}」：請填寫 IANA 時區標識，例如 Asia/Taipei",
 	"console_no_option_table":    "缺少資料表 {0}，任務無法設定時區；請執行 `xxl-admin-go schema upgrade` 新增",
 	"console_java_admin_warn":    "已儲存。警告：另有非 xxl-admin-go 的調度中心（Java 版）在掃描此資料庫（{0}）；它不識別時區與日曆，會按自身時區觸發此類任務",
+	"console_f_calendars":        "日曆",
+	"console_calendars_too_many": "{0}：最多 {1} 個日曆",
+	"console_calendars_too_long": "{0}：編號共 {1} 個字元，超過了任務日曆清單可容納的 {2} 個",
 }

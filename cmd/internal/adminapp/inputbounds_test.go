@@ -73,3 +73,66 @@ func TestWorkflowTemplateBoundsOnSave(t *testing.T) {
 		require.NotContains(t, b.logs.String(), "level=ERROR")
 	})
 }
+
+// consoleJobForm is the console's job form for the sample group with extra fields
+// (name, value pairs).
+func consoleJobForm(extra ...string) url.Values {
+	f := url.Values{"jobGroup": {"1"}, "jobDesc": {"a job"}, "author": {"ops"}, "scheduleType": {"CRON"},
+		"scheduleConf": {"0 0 3 * * ?"}, "misfireStrategy": {"DO_NOTHING"}, "executorRouteStrategy": {"FIRST"},
+		"executorHandler": {"demoJobHandler"}, "executorBlockStrategy": {"SERIAL_EXECUTION"}, "executorTimeout": {"0"},
+		"executorFailRetryCount": {"0"}, "glueType": {"BEAN"}, "glueRemark": {"init"}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		f.Set(extra[i], extra[i+1])
+	}
+	return f
+}
+
+// idsText is n ids from first on, comma-separated (of one id when same).
+func idsText(first, n int, same bool) string {
+	ids := make([]string, n)
+	for i := range ids {
+		if same {
+			ids[i] = strconv.Itoa(first)
+		} else {
+			ids[i] = strconv.Itoa(first + i)
+		}
+	}
+	return strings.Join(ids, ",")
+}
+
+// A job's calendars and the schedule preview's are de-duplicated and bounded to 50:
+// the preview with 300,001 ids (each fire time was tested against each) and a save
+// with 51 are refused naming the field; 1,000 copies of one calendar are one.
+func TestCalendarIDsBounded(t *testing.T) {
+	t.Parallel()
+	onAllDatabases(t, func(t *testing.T, b tokenBundle) {
+		r := b.admin(t, "saveCalendar", `{"name":"weekend","kind":"WEEKLY","spec":"SAT,SUN"}`)
+		require.Equal(t, 200, r.Code, r.msg())
+		var id int
+		require.NoError(t, json.Unmarshal(r.Data, &id), string(r.Data))
+		const tooMany = "Calendars: at most 50 calendars"
+
+		preview := url.Values{"scheduleType": {"CRON"}, "scheduleConf": {"0 0 3 * * ?"}, "calendarIds": {idsText(1, 300001, false)}}
+		code, msg := b.consoleMsg(t, "/jobinfo/nextTriggerTime", preview)
+		require.Equal(t, 500, code)
+		require.Equal(t, tooMany, msg)
+		preview.Set("calendarIds", idsText(id, 1000, true))
+		code, msg = b.consoleMsg(t, "/jobinfo/nextTriggerTime", preview)
+		require.Equal(t, 200, code, msg)
+
+		code, msg = b.consoleMsg(t, "/jobinfo/add", consoleJobForm("calendarIds", idsText(1, 51, false)))
+		require.Equal(t, 500, code)
+		require.Equal(t, tooMany, msg)
+		body := strings.Replace(addJobBody, `"jobGroup":1,`, `"jobGroup":1,"calendarIds":[`+idsText(1, 51, false)+`],`, 1)
+		r = b.admin(t, "addJob", body)
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, tooMany, r.msg())
+
+		body = strings.Replace(addJobBody, `"jobGroup":1,`, `"jobGroup":1,"calendarIds":[`+idsText(id, 1000, true)+`],`, 1)
+		job := addedID(t, b.admin(t, "addJob", body))
+		require.Equal(t, []int{id}, b.job(t, job).CalendarIDs)
+		code, msg = b.consoleMsg(t, "/jobinfo/add", consoleJobForm("calendarIds", idsText(id, 1000, true)))
+		require.Equal(t, 200, code, msg)
+		require.NotContains(t, b.logs.String(), "level=ERROR")
+	})
+}
