@@ -249,6 +249,11 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 			// Bad input, not a database failure (the columns are utf8mb4): said so, 400.
 			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.say(c, "console_bad_utf8", name), nil))
 		}
+		if name, bad := f.withNUL(); bad {
+			// PostgreSQL's text holds no NUL (MySQL's and SQLite's do): refused alike on
+			// every database, as bad input.
+			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.say(c, "console_bad_nul", name), nil))
+		}
 		return e.h(r)
 	}
 }

@@ -2,6 +2,7 @@ package manage
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
@@ -135,6 +136,9 @@ func (s *Service) validateCalendars(ctx context.Context, ids *[]int) error {
 	uniq := make([]int, 0, min(len(*ids), MaxJobCalendars+1))
 	chars := -1
 	for _, id := range *ids {
+		if id <= 0 || id > math.MaxInt32 { // no calendar has it (an INT column)
+			return s.fail(NotFound, "console_not_found", fieldItem{"calendar", itoa(id)})
+		}
 		if seen[id] {
 			continue
 		}

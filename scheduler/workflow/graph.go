@@ -3,6 +3,7 @@ package workflow
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -126,6 +127,9 @@ func check(g Graph) (*plan, error) {
 		}
 		if n.JobID <= 0 {
 			return nil, refuse(n.Name, "has no job")
+		}
+		if n.JobID > math.MaxInt32 { // no job has it (an INT column), and PostgreSQL refuses to compare
+			return nil, refuse(n.Name, "job %d does not exist", n.JobID)
 		}
 		p.index[n.Name] = i
 	}

@@ -136,3 +136,93 @@ func TestCalendarIDsBounded(t *testing.T) {
 		require.NotContains(t, b.logs.String(), "level=ERROR")
 	})
 }
+
+// Fields beyond upstream are checked where they enter, alike on every database: ids
+// outside 32 bits, a run timeout above 2^31, NUL characters in names and searches,
+// and texts longer than their columns get an answer naming the field, never "The
+// database is unavailable" or "internal error", and nothing is logged at ERROR.
+func TestNewFieldsValidated(t *testing.T) {
+	t.Parallel()
+	onAllDatabases(t, func(t *testing.T, b tokenBundle) {
+		job := strconv.Itoa(addedID(t, b.admin(t, "addJob", addJobBody)))
+		node := `{"nodes":[{"name":"a","jobId":` + job + `}]}`
+		wf := func(fields string) string { return `{"name":"w","graph":` + node + fields + `}` }
+		r := b.admin(t, "addWorkflow", wf(""))
+		require.Equal(t, 200, r.Code, r.msg())
+		const big = "2147483648"
+		longConf := strings.Repeat("x", 129)
+		longZone := "America/" + strings.Repeat("./", 30) + "New_York" // a path host zone files resolve
+		for _, c := range []struct {
+			name string
+			// uri and body are an OpenAPI call; path and form a console one.
+			uri, body, path string
+			form        url.Values
+			want        string
+		}{
+			{name: "updateWorkflow id", uri: "updateWorkflow", body: `{"id":` + big + `,"name":"w","graph":` + node + `}`, want: "id out of range"},
+			{name: "getWorkflow id", uri: "getWorkflow", body: `{"id":` + big + `}`, want: "id out of range"},
+			{name: "removeWorkflow id", uri: "removeWorkflow", body: `{"id":` + big + `}`, want: "id out of range"},
+			{name: "triggerWorkflow id", uri: "triggerWorkflow", body: `{"id":` + big + `}`, want: "id out of range"},
+			{name: "listWorkflowRuns id", uri: "listWorkflowRuns", body: `{"id":` + big + `}`, want: "id out of range"},
+			{name: "node jobId", uri: "addWorkflow", body: `{"name":"w","graph":{"nodes":[{"name":"a","jobId":` + big + `}]}}`,
+				want: `workflow node "a": job ` + big + ` does not exist`},
+			{name: "console node jobId", path: "/workflow/save", form: url.Values{"name": {"w"}, "graph": {`{"nodes":[{"name":"a","jobId":` + big + `}]}`}},
+				want: `workflow node "a": job ` + big + ` does not exist`},
+			{name: "runTimeout", uri: "addWorkflow", body: wf(`,"runTimeout":` + big), want: "runTimeout out of range"},
+			{name: "console runTimeout", path: "/workflow/save", form: url.Values{"name": {"w"}, "graph": {node}, "runTimeout": {big}},
+				want: "runTimeout"},
+			{name: "job calendarIds", uri: "addJob", body: strings.Replace(addJobBody, `"jobGroup":1,`, `"jobGroup":1,"calendarIds":[`+big+`],`, 1),
+				want: "Calendar(" + big + ") not found"},
+			{name: "console job calendarIds", path: "/jobinfo/add", form: consoleJobForm("calendarIds", big), want: "Calendar(" + big + ") not found"},
+			{name: "preview calendarIds", path: "/jobinfo/nextTriggerTime",
+				form: url.Values{"scheduleType": {"CRON"}, "scheduleConf": {"0 0 3 * * ?"}, "calendarIds": {big}}, want: "Calendar(" + big + ") not found"},
+			{name: "job calendarIds past 255 characters", uri: "addJob",
+				body: strings.Replace(addJobBody, `"jobGroup":1,`, `"jobGroup":1,"calendarIds":[`+idsText(1000000001, 30, false)+`],`, 1),
+				want: "Calendars: the ids take 329 characters, more than the 255 a job's calendar list holds"},
+			{name: "removeCalendar id", uri: "removeCalendar", body: `{"id":` + big + `}`, want: "id out of range"},
+			{name: "saveCalendar id", uri: "saveCalendar", body: `{"id":` + big + `,"name":"c","kind":"WEEKLY","spec":"SAT"}`, want: "id out of range"},
+			{name: "workflow name NUL", uri: "addWorkflow", body: `{"name":"a\u0000b","graph":` + node + `}`,
+				want: "invalid request, name may not hold a NUL character."},
+			{name: "console workflow name NUL", path: "/workflow/save", form: url.Values{"name": {"a\x00b"}, "graph": {node}},
+				want: "Parameter name may not hold a NUL character"},
+			{name: "template NUL", uri: "addWorkflow", body: `{"name":"w","graph":{"nodes":[{"name":"a","jobId":` + job + `,"param":"\u0000"}]}}`,
+				want: "invalid request, graph.nodes.0.param may not hold a NUL character."},
+			{name: "workflow input NUL", uri: "triggerWorkflow", body: `{"id":1,"input":"\u0000"}`,
+				want: "invalid request, input may not hold a NUL character."},
+			{name: "calendar name NUL", uri: "saveCalendar", body: `{"name":"a\u0000b","kind":"WEEKLY","spec":"SAT"}`,
+				want: "invalid request, name may not hold a NUL character."},
+			{name: "console calendar name NUL", path: "/calendar/save", form: url.Values{"name": {"a\x00b"}, "kind": {"WEEKLY"}, "spec": {"SAT"}},
+				want: "Parameter name may not hold a NUL character"},
+			{name: "workflow search NUL", uri: "listWorkflows", body: `{"search":"\u0000"}`, want: "invalid request, search may not hold a NUL character."},
+			{name: "console workflow search NUL", path: "/workflow/pageList", form: url.Values{"name": {"\x00"}},
+				want: "Parameter name may not hold a NUL character"},
+			{name: "console job search NUL", path: "/jobinfo/pageList", form: url.Values{"jobGroup": {"1"}, "jobDesc": {"\x00"}},
+				want: "Parameter jobDesc may not hold a NUL character"},
+			{name: "job field NUL", uri: "addJob", body: strings.Replace(addJobBody, `"executorParam":"p0"`, `"executorParam":"p\u0000"`, 1),
+				want: "invalid request, executorParam may not hold a NUL character."},
+			{name: "not a NUL", uri: "listWorkflows", body: `{"search":"\\u0000","pagesize":0}`, want: "pagesize 1 to 200"},
+			{name: "scheduleConf of NONE", uri: "addWorkflow", body: wf(`,"scheduleType":"NONE","scheduleConf":"` + longConf + `"`),
+				want: "workflow: the schedule may hold at most 128 characters"},
+			{name: "console scheduleConf of NONE", path: "/workflow/save", form: url.Values{"name": {"w"}, "graph": {node}, "scheduleConf": {longConf}},
+				want: "workflow: the schedule may hold at most 128 characters"},
+			{name: "workflow timeZone", uri: "addWorkflow", body: wf(`,"timeZone":"` + longZone + `"`),
+				want: "workflow: the time zone may hold at most 64 characters"},
+			{name: "console workflow timeZone", path: "/workflow/save", form: url.Values{"name": {"w"}, "graph": {node}, "timeZone": {longZone}},
+				want: "workflow: the time zone may hold at most 64 characters"},
+		} {
+			var code int
+			var msg string
+			if c.uri != "" {
+				r := b.admin(t, c.uri, c.body)
+				code, msg = r.Code, r.msg()
+			} else {
+				code, msg = b.consoleMsg(t, c.path, c.form)
+			}
+			require.Equal(t, 500, code, "%s: %s", c.name, msg)
+			require.Contains(t, msg, c.want, c.name)
+			require.NotContains(t, strings.ToLower(msg), "internal", c.name)
+			require.NotContains(t, strings.ToLower(msg), "database", c.name)
+		}
+		require.NotContains(t, b.logs.String(), "level=ERROR")
+	})
+}
