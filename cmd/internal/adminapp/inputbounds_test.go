@@ -156,8 +156,8 @@ func TestNewFieldsValidated(t *testing.T) {
 			name string
 			// uri and body are an OpenAPI call; path and form a console one.
 			uri, body, path string
-			form        url.Values
-			want        string
+			form            url.Values
+			want            string
 		}{
 			{name: "updateWorkflow id", uri: "updateWorkflow", body: `{"id":` + big + `,"name":"w","graph":` + node + `}`, want: "id out of range"},
 			{name: "getWorkflow id", uri: "getWorkflow", body: `{"id":` + big + `}`, want: "id out of range"},
