@@ -226,3 +226,58 @@ func TestNewFieldsValidated(t *testing.T) {
 		require.NotContains(t, b.logs.String(), "level=ERROR")
 	})
 }
+
+// Jobs, workflows and the schedule preview accept the zone ids of the embedded zone
+// database only, on every database and host: names of this host's zone files are
+// refused, naming the id; Asia/Shanghai, UTC, Etc/UTC and "" (the admin's zone) are
+// saved as before.
+func TestZoneIdsOfTheEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
+	onAllDatabases(t, func(t *testing.T, b tokenBundle) {
+		job := strconv.Itoa(addedID(t, b.admin(t, "addJob", addJobBody)))
+		node := `{"nodes":[{"name":"a","jobId":` + job + `}]}`
+		cron := url.Values{"scheduleType": {"CRON"}, "scheduleConf": {"0 0 9 * * ?"}}
+		withZone := func(v url.Values, zone string) url.Values {
+			out := url.Values{}
+			for k, vs := range v {
+				out[k] = vs
+			}
+			out.Set("timeZone", zone)
+			return out
+		}
+		apiJob := func(zone string) string {
+			return strings.Replace(addJobBody, `"jobGroup":1,`, `"jobGroup":1,"timeZone":"`+zone+`",`, 1)
+		}
+		apiWorkflow := func(zone string) string {
+			return `{"name":"w","scheduleType":"CRON","scheduleConf":"0 0 9 * * ?","timeZone":"` + zone + `","graph":` + node + `}`
+		}
+		consoleWorkflow := url.Values{"name": {"w"}, "graph": {node}, "scheduleType": {"CRON"}, "scheduleConf": {"0 0 9 * * ?"}}
+		for _, zone := range []string{"localtime", "posixrules", "right/UTC", "posix/Asia/Tokyo", "America//New_York", "./UTC", "Asia/./Tokyo"} {
+			want := `nknown time zone "` + zone + `"`
+			r := b.admin(t, "addJob", apiJob(zone))
+			require.Equal(t, 500, r.Code, zone)
+			require.Contains(t, r.msg(), want)
+			r = b.admin(t, "addWorkflow", apiWorkflow(zone))
+			require.Equal(t, 500, r.Code, zone)
+			require.Contains(t, r.msg(), want)
+			for path, form := range map[string]url.Values{"/jobinfo/add": consoleJobForm("timeZone", zone),
+				"/workflow/save": withZone(consoleWorkflow, zone), "/jobinfo/nextTriggerTime": withZone(cron, zone)} {
+				code, msg := b.consoleMsg(t, path, form)
+				require.Equal(t, 500, code, "%s %s", path, zone)
+				require.Contains(t, msg, want, path)
+			}
+		}
+		for _, zone := range []string{"Asia/Shanghai", "UTC", "Etc/UTC", ""} {
+			r := b.admin(t, "addJob", apiJob(zone))
+			require.Equal(t, 200, r.Code, "%s: %s", zone, r.msg())
+			r = b.admin(t, "addWorkflow", apiWorkflow(zone))
+			require.Equal(t, 200, r.Code, "%s: %s", zone, r.msg())
+			for path, form := range map[string]url.Values{"/jobinfo/add": consoleJobForm("timeZone", zone),
+				"/workflow/save": withZone(consoleWorkflow, zone), "/jobinfo/nextTriggerTime": withZone(cron, zone)} {
+				code, msg := b.consoleMsg(t, path, form)
+				require.Equal(t, 200, code, "%s %s: %s", path, zone, msg)
+			}
+		}
+		require.NotContains(t, b.logs.String(), "level=ERROR")
+	})
+}
