@@ -281,3 +281,27 @@ func TestZoneIdsOfTheEmbeddedDatabase(t *testing.T) {
 		require.NotContains(t, b.logs.String(), "level=ERROR")
 	})
 }
+
+// An iCalendar file past the bounds is refused on save, through the console and the
+// OpenAPI, naming the field and the bound; nothing is stored.
+func TestICSBoundedOnSave(t *testing.T) {
+	t.Parallel()
+	onAllDatabases(t, func(t *testing.T, b tokenBundle) {
+		nested := "BEGIN:VCALENDAR\n" + strings.Repeat("BEGIN:A\n", 260000) + strings.Repeat("END:A\n", 260000) + "END:VCALENDAR\n"
+		body, err := json.Marshal(map[string]string{"name": "deep", "kind": "ICS", "spec": nested})
+		require.NoError(t, err)
+		r := b.admin(t, "saveCalendar", string(body))
+		require.Equal(t, 500, r.Code)
+		require.Equal(t, "Calendar days: the iCalendar file has 3640030 bytes, more than 1048576", r.msg())
+		shallow := "BEGIN:VCALENDAR\n" + strings.Repeat("BEGIN:A\n", 20000) + strings.Repeat("END:A\n", 20000) + "END:VCALENDAR\n"
+		code, msg := b.consoleMsg(t, "/calendar/save", url.Values{"name": {"deep"}, "kind": {"ICS"}, "spec": {shallow}})
+		require.Equal(t, 500, code)
+		require.Equal(t, "Calendar days: line 9: BEGIN:A nests more than 8 components deep", msg)
+		code, msg = b.consoleMsg(t, "/calendar/save", url.Values{"name": {"open"}, "kind": {"ICS"},
+			"spec": {"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART;VALUE=DATE:20261225\r\n"}})
+		require.Equal(t, 500, code)
+		require.Equal(t, "Calendar days: BEGIN:VEVENT has no END:VEVENT", msg)
+		require.Zero(t, b.db.Count(t, "xxl_admin_calendar", "1=1"))
+		require.NotContains(t, b.logs.String(), "level=ERROR")
+	})
+}
