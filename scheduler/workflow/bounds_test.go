@@ -2,11 +2,13 @@ package workflow_test
 
 import (
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow/template"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
@@ -76,4 +78,32 @@ func TestOversizedTemplatesFailTheirNodeOnce(t *testing.T) {
 			require.Equal(t, r, again, "the failed run is left as it was")
 		})
 	}
+}
+
+// A parent's output is decoded once per advance for its children's output
+// conditions: 199 children reading a field of a 14 kB output (about what a handle
+// message holds) cost one decode, not 199 (12 MB, against 3 MB). Measured in bytes
+// allocated (not parallel).
+func TestOutputConditionsDecodeOnce(t *testing.T) {
+	b := setup(t, "sqlite", 1)
+	out := `{"route":"none","pad":"` + strings.Repeat("p", 14000) + `"}`
+	b.ex.Handle("a", executortest.Behavior{HandleMsg: &out})
+	g := workflow.Graph{Nodes: []workflow.Node{{Name: "A", JobID: b.job(t, "a", nil)}}}
+	child := b.job(t, "child", nil)
+	for i := range workflow.MaxNodes - 1 {
+		name := "C" + strconv.Itoa(i)
+		g.Nodes = append(g.Nodes, workflow.Node{Name: name, JobID: child})
+		g.Edges = append(g.Edges, workflow.Edge{From: "A", To: name, When: workflow.WhenOutput, Field: "route", Equals: strp("go")})
+	}
+	wf := b.save(t, g, "")
+	runtime.GC()
+	before := heapTotal()
+	id, err := b.a().eng.StartRun(b.ctx, wf, "", "API", "tester")
+	require.NoError(t, err)
+	r, ns := b.waitRun(t, id)
+	spent := heapTotal() - before
+	t.Logf("the run allocated %d bytes", spent)
+	require.Equal(t, schema.WorkflowSucceeded, r.State, r.Msg)
+	require.Equal(t, schema.WorkflowSkipped, ns["C198"].State)
+	require.Less(t, spent, uint64(6<<20), "the run allocated %d bytes", spent)
 }

@@ -194,6 +194,8 @@ type step struct {
 	endedFailed bool
 	// results are the log outcomes of the running nodes, read with them (lockedMany).
 	results map[int64]schema.LogResult
+	// outputs are the parents' outputs decoded for output conditions (holds).
+	outputs map[string]template.JSON
 }
 
 // advanceMany advances runs in one transaction: their rows are locked in one
@@ -398,7 +400,7 @@ func (s *step) decide() {
 				blocked = true
 				break
 			}
-			if why == "" && !holds(e, parent) {
+			if why == "" && !s.holds(e, parent) {
 				why = fmt.Sprintf("edge %s → %s (%s) does not hold: %s is %s", e.From, e.To, whenText(e), e.From, parent.State)
 			}
 		}
@@ -458,8 +460,9 @@ func (e *Engine) paramMax() int {
 	return 65535 / 4
 }
 
-// holds reports whether an edge lets its child run, given its final parent.
-func holds(e Edge, parent *schema.NodeRun) bool {
+// holds reports whether an edge lets its child run, given its final parent. A
+// parent's output is decoded once per advance, however many output conditions read it.
+func (s *step) holds(e Edge, parent *schema.NodeRun) bool {
 	switch parent.State {
 	case schema.WorkflowSucceeded:
 		switch e.When {
@@ -472,7 +475,15 @@ func holds(e Edge, parent *schema.NodeRun) bool {
 				if err != nil {
 					return false
 				}
-				if v, err = template.Field(v, path); err != nil {
+				doc, ok := s.outputs[parent.Node]
+				if !ok {
+					doc = template.DecodeJSON(v)
+					if s.outputs == nil {
+						s.outputs = map[string]template.JSON{}
+					}
+					s.outputs[parent.Node] = doc
+				}
+				if v, err = doc.Field(path); err != nil {
 					return false
 				}
 			}

@@ -293,6 +293,26 @@ func Field(doc string, path []string) (string, error) {
 	return walk(cur, path)
 }
 
+// JSON is a JSON text decoded once, for several reads of its fields.
+type JSON struct {
+	v   any
+	err error
+}
+
+// DecodeJSON decodes the JSON text doc.
+func DecodeJSON(doc string) JSON {
+	v, err := decode(doc)
+	return JSON{v, err}
+}
+
+// Field is Field of the decoded text.
+func (j JSON) Field(path []string) (string, error) {
+	if j.err != nil {
+		return "", j.err
+	}
+	return walk(j.v, path)
+}
+
 // decode reads the JSON text doc as one value.
 func decode(doc string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(doc))
