@@ -223,6 +223,10 @@ func TestNewFieldsValidated(t *testing.T) {
 			require.NotContains(t, strings.ToLower(msg), "internal", c.name)
 			require.NotContains(t, strings.ToLower(msg), "database", c.name)
 		}
+		for _, path := range []string{"/login", "/auth/doLogin"} {
+			_, body := newConsoleClient(t, b.base).post(path, url.Values{"userName": {"adm\x00in"}, "password": {"123456"}}, "")
+			require.Contains(t, body, `"msg":"Parameter userName may not hold a NUL character"`, path)
+		}
 		require.NotContains(t, b.logs.String(), "level=ERROR")
 	})
 }
