@@ -36,6 +36,9 @@ var scheduleEn = map[string]string{
 	"console_waiting_fire":       "Scheduled for {0}: the admin has planned this fire and sends it to the executor then.",
 	"console_waiting_sending":    "Being sent to the executor (since {0}).",
 	"console_waiting_resolving":  "The admin that sent this run stopped; another admin is asking the executor whether the run arrived.",
+	"console_f_calendars":        "Calendars",
+	"console_calendars_too_many": "{0}: at most {1} calendars",
+	"console_calendars_too_long": "{0}: the ids take {1} characters, more than the {2} a job's calendar list holds",
 }
 
 var scheduleZhCN = map[string]string{
@@ -65,6 +68,9 @@ var scheduleZhCN = map[string]string{
 	"console_waiting_fire":       "计划于 {0} 触发：调度中心已排定此次触发，届时发送给执行器。",
 	"console_waiting_sending":    "正在发送给执行器（自 {0} 起）。",
 	"console_waiting_resolving":  "发送此次执行的调度中心已停止；另一调度中心正在向执行器确认执行是否已送达。",
+	"console_f_calendars":        "日历",
+	"console_calendars_too_many": "{0}：最多 {1} 个日历",
+	"console_calendars_too_long": "{0}：编号共 {1} 个字符，超过了任务日历列表可容纳的 {2} 个",
 }
 
 var scheduleZhTC = map[string]string{
@@ -94,4 +100,7 @@ var scheduleZhTC = map[string]string{
 	"console_waiting_fire":       "計劃於 {0} 觸發：調度中心已排定此次觸發，屆時發送給執行器。",
 	"console_waiting_sending":    "正在發送給執行器（自 {0} 起）。",
 	"console_waiting_resolving":  "發送此次執行的調度中心已停止；另一調度中心正在向執行器確認執行是否已送達。",
+	"console_f_calendars":        "日曆",
+	"console_calendars_too_many": "{0}：最多 {1} 個日曆",
+	"console_calendars_too_long": "{0}：編號共 {1} 個字元，超過了任務日曆清單可容納的 {2} 個",
 }

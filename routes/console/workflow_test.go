@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,9 @@ func TestWorkflowConsole(t *testing.T) {
 	res := c.post("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`), console.LangHeader, "zh_CN")
 	require.Equal(t, `工作流节点 "x"：任务 999999 不存在`, res.env(t).msg())
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", "{nodes")), "graph is not valid JSON")
+	many := `{"nodes":[{"name":"x","jobId":` + itoa(ja) + `,"param":"` + strings.Repeat("${run.id}", 101) + `"}]}`
+	res = c.post("/workflow/save", form("name", "bad", "graph", many), console.LangHeader, "zh_CN")
+	require.Equal(t, `工作流节点 "x"：参数模板的引用超过了 100 个`, res.env(t).msg())
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`)), `"x"`,
 		"an unknown job is refused naming its node")
 

@@ -83,6 +83,13 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 	needID := uri == "updateWorkflow" || uri == "removeWorkflow" || uri == "triggerWorkflow" || uri == "listWorkflowRuns" ||
 		uri == "getWorkflow"
 	needRun := uri == "getWorkflowRun" || uri == "cancelWorkflowRun" || uri == "rerunWorkflowRun"
+	id := 0
+	if b.ID != nil {
+		id = *b.ID
+	}
+	if msg := outOfInt(intField{"id", int64(id)}, intField{"runTimeout", int64(b.RunTimeout)}); msg != "" {
+		return protocol.Fail(msg)
+	}
 	switch {
 	case needID && (b.ID == nil || *b.ID <= 0):
 		return protocol.Fail("invalid request, id missing or not a positive number.")

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
@@ -72,6 +74,18 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	if d.Name == "" || len([]rune(d.Name)) > 128 {
 		return nil, refuse("", "the name must hold 1 to 128 characters")
 	}
+	// The columns' sizes and PostgreSQL's text, which holds no NUL character.
+	for _, f := range []struct {
+		what, v string
+		max     int
+	}{{"the name", d.Name, 128}, {"the schedule", d.ScheduleConf, 128}, {"the time zone", d.TimeZone, 64}} {
+		if strings.ContainsRune(f.v, 0) {
+			return nil, refuse("", "%s may not hold a NUL character", f.what)
+		}
+		if n := utf8.RuneCountInString(f.v); n > f.max {
+			return nil, refuse("", "%s may hold at most %d characters", f.what, f.max)
+		}
+	}
 	switch d.ScheduleType {
 	case ScheduleCron, ScheduleFixRate:
 		if _, _, err := e.sched.NextFireTime(schema.Job{ScheduleType: d.ScheduleType, ScheduleConf: d.ScheduleConf}, e.clock.Now()); err != nil {
@@ -93,6 +107,9 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	if d.RunTimeout < 0 {
 		return nil, refuse("", "the run timeout cannot be negative")
 	}
+	if d.RunTimeout > math.MaxInt32 {
+		return nil, refuse("", "the run timeout may be at most %d seconds", math.MaxInt32)
+	}
 	if d.TimeZone != "" {
 		if _, err := scheduler.LoadZone(d.TimeZone); err != nil {
 			return nil, refuse("", "%s", err.Error())
@@ -101,7 +118,11 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	if err := checkGraphSize(d.Graph); err != nil {
 		return nil, err
 	}
-	if _, err := check(d.Graph); err != nil {
+	p, err := check(d.Graph)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.firstBroken(); err != nil {
 		return nil, err
 	}
 	ids := make([]int, 0, len(d.Graph.Nodes))

@@ -73,6 +73,16 @@ func TestValidate(t *testing.T) {
 			Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}}, "workflow: a workflow without a schedule cannot be scheduled"},
 		{"policy", workflow.Definition{Name: "w", FailurePolicy: "IGNORE", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
 			`workflow: unknown failure policy "IGNORE" (STOP, CONTINUE)`},
+		{"NUL in the name", workflow.Definition{Name: "a\x00b", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the name may not hold a NUL character"},
+		{"long schedule of NONE", workflow.Definition{Name: "w", ScheduleConf: strings.Repeat("x", 129), Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the schedule may hold at most 128 characters"},
+		{"long zone", workflow.Definition{Name: "w", TimeZone: strings.Repeat("A", 65), Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the time zone may hold at most 64 characters"},
+		{"run timeout past 32 bits", workflow.Definition{Name: "w", RunTimeout: 1 << 31, Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the run timeout may be at most 2147483647 seconds"},
+		{"job id past 32 bits", workflow.Definition{Name: "w", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", 1<<31, "")}}},
+			`workflow node "a": job 2147483648 does not exist`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := b.a().eng.Validate(b.ctx, c.d, mine)
@@ -156,6 +166,6 @@ func TestSizeLimits(t *testing.T) {
 	require.NoError(t, err)
 	r, ns := b.waitRun(t, id)
 	require.Equal(t, schema.WorkflowFailed, r.State)
-	require.Equal(t, "the rendered parameter has 20000 characters, more than the 16383 a log row's executor_param holds", ns["B"].Msg)
+	require.Equal(t, "the rendered parameter has more than the 16383 characters a log row's executor_param holds", ns["B"].Msg)
 	require.Empty(t, b.runs("b"))
 }
