@@ -40,7 +40,8 @@ func (b tokenBundle) consoleMsg(t *testing.T, path string, form url.Values) (int
 // A node's parameter template is bounded on save, through the console and the
 // OpenAPI: 16,383 characters and 100 references, each refusal naming the node; a
 // 5 MB template of 436,000 references (what the body limit lets through) is refused
-// the same way. Templates at the bounds are saved.
+// by the graph's own cap (256 KiB) before any template is read. Templates at the
+// bounds are saved.
 func TestWorkflowTemplateBoundsOnSave(t *testing.T) {
 	t.Parallel()
 	onAllDatabases(t, func(t *testing.T, b tokenBundle) {
@@ -53,7 +54,7 @@ func TestWorkflowTemplateBoundsOnSave(t *testing.T) {
 		for _, c := range []struct{ param, msg string }{
 			{strings.Repeat("${run.input}", 3000), `workflow node "Big": the parameter template has 36000 characters, more than 16383`},
 			{strings.Repeat("${A.output}", 101), `workflow node "Big": the parameter template has more than 100 references`},
-			{strings.Repeat("${run.input}", 436000), `workflow node "Big": the parameter template has 5232000 characters, more than 16383`},
+			{strings.Repeat("${run.input}", 436000), `workflow: the graph holds 5232104 bytes, more than 262144`},
 		} {
 			r := b.admin(t, "addWorkflow", `{"name":"w","graph":`+graph(c.param)+`}`)
 			require.Equal(t, 500, r.Code)
