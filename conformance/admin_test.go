@@ -35,6 +35,9 @@ type admin struct {
 	layout      string // "2.4", "3.4" or "3.5": what columns the tables have
 	db          *sql.DB
 
+	// ours: the admin is this project's, built by the suite; what upstream's admin may
+	// lack (a console endpoint) it must have.
+	ours bool
 	// apiAtRoot: the admin also serves the executor API under "/" whatever its
 	// context path (ours does; upstream serves only under the context path).
 	apiAtRoot bool
@@ -177,7 +180,7 @@ func startOurs(t *testing.T, token string, postgres bool, layout string, props .
 	a := &admin{
 		name: name, root: fmt.Sprintf("http://127.0.0.1:%d", port), contextPath: ctxPath,
 		alias: "127.0.0.1", token: token, user: "admin", pass: "123456", i18n: "en", layout: layout,
-		db: db.SQL, apiAtRoot: true, logs: out.String,
+		db: db.SQL, ours: true, apiAtRoot: true, logs: out.String,
 		pause:  func() error { return cmd.Process.Signal(syscall.SIGSTOP) },
 		resume: func() error { return cmd.Process.Signal(syscall.SIGCONT) },
 	}

@@ -27,14 +27,11 @@ var (
 	dockerWhy  string
 )
 
-// dockerReason is "" when a Docker engine answers, else why the Docker parts skip.
+// dockerReason is "" when a Docker engine answers, else why the Docker parts skip: no
+// socket, or an engine that does not answer. A panic in testcontainers is not a reason
+// to skip; it fails the run.
 func dockerReason() string {
 	dockerOnce.Do(func() {
-		defer func() {
-			if r := recover(); r != nil {
-				dockerWhy = fmt.Sprintf("no Docker engine (testcontainers: %v)", r)
-			}
-		}()
 		if os.Getenv("DOCKER_HOST") == "" && !exists("/var/run/docker.sock") && !exists(filepath.Join(os.Getenv("HOME"), ".docker/run/docker.sock")) {
 			dockerWhy = "no Docker engine (DOCKER_HOST is unset and there is no /var/run/docker.sock)"
 			return

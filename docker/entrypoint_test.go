@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
@@ -112,7 +113,7 @@ func TestHealthcheckURL(t *testing.T) {
 // image is: schema init, serve, healthy, stops on SIGTERM.
 func TestEntrypointRunsAdminFromParams(t *testing.T) {
 	if _, err := exec.LookPath("wget"); err != nil {
-		t.Skip("wget is not installed (the image's health check uses busybox wget)")
+		ci.Skip(t, "wget is not installed (the image's health check uses busybox wget)")
 	}
 	bin := filepath.Join(t.TempDir(), "xxl-admin-go")
 	build := exec.Command("go", "build", "-tags", "timetzdata", "-o", bin, "./cmd/xxl-admin-go")

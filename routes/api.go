@@ -61,6 +61,7 @@ type API struct {
 	tokMu     sync.Mutex
 	tokens    map[string]string
 	tokLoaded time.Time
+	refused   refusals
 }
 
 // JobCalls is the job OpenAPI as the executor API hands calls over to it, after its
@@ -113,10 +114,7 @@ func (a *API) handle(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if a.Jobs != nil && a.Jobs.Handles(uri) {
-		client := c.IP()
-		if a.ClientAddr != nil {
-			client = a.ClientAddr(c)
-		}
+		client := a.clientOf(c)
 		// A scoped API token stands alone: the access token headers are not read. Only
 		// a bearer secret of our form counts, so that an Authorization header a
 		// reverse proxy adds for itself leaves the access token headers in charge.
@@ -127,6 +125,7 @@ func (a *API) handle(c *fiber.Ctx) error {
 		// xxl.job.accessToken opens the executor calls only.
 		global, group := a.credentials(ctx, c.Get(protocol.HeaderAccessToken), c.Get(protocol.HeaderAppName))
 		if !global && !group {
+			a.refuse(RefusedToken, client, uri, c.Get(protocol.HeaderAppName))
 			return reply(c, protocol.Fail(protocol.MsgTokenWrong))
 		}
 		app := c.Get(protocol.HeaderAppName)
@@ -141,6 +140,7 @@ func (a *API) handle(c *fiber.Ctx) error {
 	app := c.Get(protocol.HeaderAppName)
 	global, group := a.credentials(ctx, c.Get(protocol.HeaderAccessToken), app)
 	if !global && !group && !a.open(app) {
+		a.refuse(RefusedToken, a.clientOf(c), uri, app)
 		return reply(c, protocol.Fail(protocol.MsgTokenWrong))
 	}
 	if !group {
@@ -159,6 +159,7 @@ func (a *API) handle(c *fiber.Ctx) error {
 			return reply(c, protocol.Fail(msg))
 		}
 		if app != "" && p.RegistryKey != app {
+			a.refused.count(RefusedApp)
 			a.Log.Warn("registry refused: key is not the caller's app", "op", uri, "app", app, "registry_key", p.RegistryKey, "executor", p.RegistryValue)
 			return reply(c, protocol.Fail("invalid request, registryKey must be the app name of the access token ("+app+")"))
 		}
@@ -191,12 +192,21 @@ func (a *API) handle(c *fiber.Ctx) error {
 			return reply(c, protocol.Fail("callback not stored, database unavailable; retry later"))
 		}
 		if len(refused) > 0 {
+			a.refused.count(RefusedApp)
 			a.Log.Warn("callback refused: logs of another app", "app", app, "log_ids", refused)
 			return reply(c, protocol.Fail("callback refused for logs "+joinIDs(refused)+": not logs of app "+app))
 		}
 		return reply(c, protocol.Success())
 	}
 	return reply(c, protocol.Fail(protocol.MsgURINotFound(uri)))
+}
+
+// clientOf names the caller: the TCP peer, or the client a trusted proxy names.
+func (a *API) clientOf(c *fiber.Ctx) string {
+	if a.ClientAddr != nil {
+		return a.ClientAddr(c)
+	}
+	return c.IP()
 }
 
 // bearer reads the secret of an "Authorization: Bearer <secret>" header (the scheme

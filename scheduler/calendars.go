@@ -17,21 +17,24 @@ import (
 // fires as usual, so the next fire time in the job list is the CRON's.
 
 // parsedCalendars caches parsed calendars by id and update time: an iCalendar file is
-// parsed once, not at every fire.
-var parsedCalendars sync.Map // "id@update_time" -> *calendar.Set
+// parsed once, not at every fire — nor at each of a preview's fire times; a row that
+// does not parse (one stored before a bound) is refused once too.
+var parsedCalendars sync.Map // "id@update_time" -> parsedCalendar
+
+type parsedCalendar struct {
+	set *calendar.Set
+	err error
+}
 
 // CalendarSet parses a calendar row, cached.
 func CalendarSet(c schema.Calendar) (*calendar.Set, error) {
 	key := strconv.Itoa(c.ID) + "@" + strconv.FormatInt(c.UpdateTime, 10)
-	if s, ok := parsedCalendars.Load(key); ok {
-		return s.(*calendar.Set), nil
+	if p, ok := parsedCalendars.Load(key); ok {
+		return p.(parsedCalendar).set, p.(parsedCalendar).err
 	}
 	s, err := calendar.Parse(calendar.Kind(c.Kind), c.Spec)
-	if err != nil {
-		return nil, err
-	}
-	parsedCalendars.Store(key, s)
-	return s, nil
+	parsedCalendars.Store(key, parsedCalendar{s, err})
+	return s, err
 }
 
 // ExcludingCalendar returns the first of cals (in the job's order, ids) whose days

@@ -249,13 +249,19 @@ func (s *Scheduler) ReportOnce(ctx context.Context, lastClean *time.Time) error 
 	if s.cfg.LogRetentionDays < 3 || (!lastClean.IsZero() && now.Sub(*lastClean) < 24*time.Hour) {
 		return nil
 	}
-	n, err := s.store.ClearLogs(ctx, schema.ClearFilter{Before: today.AddDate(0, 0, -s.cfg.LogRetentionDays)})
+	before := today.AddDate(0, 0, -s.cfg.LogRetentionDays)
+	n, err := s.store.ClearLogs(ctx, schema.ClearFilter{Before: before})
+	if err != nil {
+		return err
+	}
+	// Workflow runs follow their nodes' logs: the ended ones that started by then go.
+	runs, err := s.store.ClearWorkflowRuns(ctx, schema.RunClearFilter{Before: before.UnixMilli()})
 	if err != nil {
 		return err
 	}
 	*lastClean = now
-	if n > 0 {
-		s.log.Info("deleted logs past retention", "count", n, "days", s.cfg.LogRetentionDays)
+	if n > 0 || runs > 0 {
+		s.log.Info("deleted logs past retention", "count", n, "workflow_runs", runs, "days", s.cfg.LogRetentionDays)
 	}
 	return nil
 }

@@ -658,24 +658,44 @@ func (s *Scheduler) NextFireTime(job schema.Job, from time.Time) (next time.Time
 
 // JobLocation is the zone a job's CRON is evaluated in: its own (xxl_admin_job_option)
 // or, without one, the admin's. A zone the tz database does not know is an error, so
-// the scan stops the job rather than fire it at another zone's times.
+// the scan stops the job rather than fire it at another zone's times. A zone saved
+// before zones were checked against the embedded list (a host file's name such as
+// posix/Asia/Tokyo) keeps working where the host resolves it; saving the job again
+// asks for a listed id.
 func (s *Scheduler) JobLocation(job schema.Job) (*time.Location, error) {
 	if job.TimeZone == "" {
 		return s.loc, nil
 	}
-	return LoadZone(job.TimeZone)
+	l, err := LoadZone(job.TimeZone)
+	if err == nil {
+		return l, nil
+	}
+	if v, ok := zones.Load("\x00" + job.TimeZone); ok {
+		return v.(*time.Location), nil
+	}
+	if job.TimeZone == "Local" {
+		return nil, err
+	}
+	legacy, lerr := time.LoadLocation(job.TimeZone)
+	if lerr != nil {
+		return nil, err
+	}
+	zones.Store("\x00"+job.TimeZone, legacy)
+	return legacy, nil
 }
 
 // zones caches LoadZone: time.LoadLocation reads the tz database on every call.
 var zones sync.Map // IANA id -> *time.Location
 
-// LoadZone loads an IANA zone id ("America/New_York"), cached. It refuses "Local" and
-// "" (a job's zone must mean the same on every admin) with a message naming the id.
+// LoadZone loads an IANA zone id ("America/New_York"), cached. It refuses, with a
+// message naming the id, every id but those of the embedded zone database (KnownZone):
+// "Local", "" and names of the host's zone files, so that a job's zone means the same
+// on every admin.
 func LoadZone(id string) (*time.Location, error) {
 	if l, ok := zones.Load(id); ok {
 		return l.(*time.Location), nil
 	}
-	if id == "" || id == "Local" {
+	if !KnownZone(id) {
 		return nil, fmt.Errorf("unknown time zone %q: give an IANA zone id such as Europe/Berlin", id)
 	}
 	l, err := time.LoadLocation(id)

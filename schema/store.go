@@ -110,6 +110,9 @@ type Store struct {
 	// workflowOptions: xxl_admin_workflow_option is present, so workflow reads carry
 	// the time zone (store_workflow.go).
 	workflowOptions atomic.Bool
+	// workflowGraphs: the graph version and workflow job tables are present
+	// (store_workflow_graph.go).
+	workflowGraphs atomic.Bool
 }
 
 // NewStore returns a Store for a database whose layout is already known.

@@ -379,6 +379,9 @@ func (s *Store) DeleteJob(ctx context.Context, id int) error {
 		tables = append(tables, JobOptionTable+":job_id")
 	}
 	return s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.forgetJobNodeOutputs(ctx, id); err != nil {
+			return err
+		}
 		for _, t := range tables {
 			table, col, _ := strings.Cut(t, ":")
 			if _, err := s.exec(ctx, s.sb.Delete(table).Where(sq.Eq{col: id})); err != nil {

@@ -51,15 +51,18 @@ func TestScanTxBoundsLockWaitAndNamesHolder(t *testing.T) {
 	ctx := context.Background()
 
 	var waiter int64
-	read := make(chan schema.LockWait, 1)
+	type lockWaitRead struct {
+		w   schema.LockWait
+		err error
+	}
+	read := make(chan lockWaitRead, 1) // read off the test goroutine, checked on it
 	start := time.Now()
 	err := st.InScanTx(ctx, func(id int64) {
 		waiter = id
 		go func() {
 			time.Sleep(300 * time.Millisecond)
 			w, err := st.LockWaitOf(ctx, id)
-			require.NoError(t, err)
-			read <- w
+			read <- lockWaitRead{w, err}
 		}()
 	}, func(ctx context.Context) error {
 		_, err := st.LockSchedule(ctx)
@@ -70,7 +73,9 @@ func TestScanTxBoundsLockWaitAndNamesHolder(t *testing.T) {
 	require.Equal(t, schema.FaultLockWait, schema.Classify(err), "%v", err)
 	require.Less(t, waited, 10*time.Second, "the server ended the wait")
 	require.NotZero(t, waiter)
-	w := <-read
+	r := <-read
+	require.NoError(t, r.err)
+	w := r.w
 	require.False(t, w.Global())
 	require.NotNil(t, w.Holder, "the holder is named")
 	require.Equal(t, holder, w.Holder.ConnID)

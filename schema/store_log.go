@@ -322,6 +322,9 @@ func (s *Store) ClearLogs(ctx context.Context, f ClearFilter) (int64, error) {
 		if len(ids) == 0 {
 			return total, nil
 		}
+		if err := s.forgetNodeOutputs(ctx, ids); err != nil {
+			return total, err
+		}
 		n, err := affected(s.exec(ctx, s.sb.Delete("xxl_job_log").Where(sq.Eq{"id": ids})))
 		if err != nil {
 			return total, fmt.Errorf("delete logs: %w", err)

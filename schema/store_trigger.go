@@ -336,3 +336,29 @@ func (s *Store) ResolveDispatched(ctx context.Context, logID int64, marker strin
 	}
 	return n > 0, nil
 }
+
+// TriggersOf reads the parameters of the accepted triggers of the given log ids that
+// still wait (the console describes them): type, retry count and not-before time. A
+// log without a trigger row (a fire the scan read ahead) is missing from the answer.
+func (s *Store) TriggersOf(ctx context.Context, ids []int64) (map[int64]PendingTrigger, error) {
+	out := make(map[int64]PendingTrigger, len(ids))
+	err := Chunks(len(ids), MaxBatchRows, func(lo, hi int) error {
+		rows, err := s.query(ctx, s.sb.Select("log_id", "job_id", "trigger_type", "fail_retry_count", "not_before").
+			From(TriggerTable).Where(sq.Eq{"log_id": ids[lo:hi]}))
+		if err != nil {
+			return fmt.Errorf("read accepted triggers: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t PendingTrigger
+			var notBefore int64
+			if err := rows.Scan(&t.LogID, &t.JobID, &t.Type, &t.FailRetryCount, &notBefore); err != nil {
+				return fmt.Errorf("scan accepted trigger: %w", err)
+			}
+			t.NotBefore = time.UnixMilli(notBefore)
+			out[t.LogID] = t
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -4,15 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
 )
 
-// Workflows (docs/WORKFLOWS.md) live in three tables of this admin's own, which Java
-// admins never read: the definitions, their runs, and the nodes of each run. A run keeps
-// a copy of the graph it started with, so editing a workflow never changes a run under
-// way. Times are milliseconds since 1970 (no DATETIME zone to agree on). Every change
+// Workflows (docs/WORKFLOWS.md) live in tables of this admin's own, which Java admins
+// never read: the definitions, their runs, and the nodes of each run; the graph
+// versions runs share and the definitions' jobs are store_workflow_graph.go's. A run
+// reads the graph version it started with, so editing a workflow never changes a run
+// under way. Times are milliseconds since 1970 (no DATETIME zone to agree on). Every change
 // to a run is made under the run row's lock (LockWorkflowRun), which orders admins that
 // advance the same run; the node rows and their log rows change in that transaction.
 
@@ -257,7 +259,8 @@ type Workflow struct {
 	Name string
 	// Graph is the JSON graph (scheduler/workflow.Graph).
 	Graph string
-	// Groups are the executor groups of the nodes' jobs, for scoped tokens and filters.
+	// Groups are the executor groups of the nodes' jobs at the last save, as shown;
+	// access is judged by the jobs' groups now (xxl_admin_workflow_job).
 	Groups          []int
 	ScheduleType    string
 	ScheduleConf    string
@@ -288,6 +291,11 @@ func (s *Store) HasWorkflowTables(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	s.workflowOptions.Store(opts)
+	graphs, err := tableExists(ctx, s.db, IsSQLite(s.db), WorkflowGraphTable)
+	if err != nil {
+		return false, err
+	}
+	s.workflowGraphs.Store(graphs)
 	return tableExists(ctx, s.db, IsSQLite(s.db), WorkflowNodeRunTable)
 }
 
@@ -302,6 +310,10 @@ func (s *Store) CreateWorkflowTables(ctx context.Context) error {
 	if err := s.createOwnTable(ctx, workflowOwnTable); err != nil {
 		return err
 	}
+	if err := s.createOwnTable(ctx, workflowGraphOwnTable); err != nil {
+		return err
+	}
+	s.workflowGraphs.Store(true)
 	if err := s.createOwnTable(ctx, workflowOptionOwnTable); err != nil {
 		return err
 	}
@@ -346,39 +358,60 @@ func (s *Store) SaveWorkflowZone(ctx context.Context, id int, zone string) error
 	})
 }
 
-// InsertWorkflow stores a new workflow and returns its id.
+// InsertWorkflow stores a new workflow with its job rows and returns its id.
 func (s *Store) InsertWorkflow(ctx context.Context, w Workflow) (int, error) {
-	id, err := s.insertID(ctx, s.sb.Insert(WorkflowTable).Columns(workflowCols[1:]...).
-		Values(w.Name, w.Graph, joinIDs(w.Groups), w.ScheduleType, w.ScheduleConf, w.MisfireStrategy, w.FailurePolicy,
-			w.RunTimeout, w.TriggerStatus, w.TriggerNextTime, w.Author, w.AddTime, w.UpdateTime))
+	var id int64
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		id, err = s.insertID(ctx, s.sb.Insert(WorkflowTable).Columns(workflowCols[1:]...).
+			Values(w.Name, w.Graph, joinIDs(w.Groups), w.ScheduleType, w.ScheduleConf, w.MisfireStrategy, w.FailurePolicy,
+				w.RunTimeout, w.TriggerStatus, w.TriggerNextTime, w.Author, w.AddTime, w.UpdateTime))
+		if err != nil {
+			return err
+		}
+		return s.saveWorkflowJobs(ctx, int(id), w.Graph)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("insert workflow %q: %w", w.Name, err)
 	}
 	return int(id), nil
 }
 
-// UpdateWorkflow writes every field of w but its id, author and add time. It reports
-// false when the workflow does not exist.
+// UpdateWorkflow writes every field of w but its id, author and add time, and its job
+// rows. It reports false when the workflow does not exist.
 func (s *Store) UpdateWorkflow(ctx context.Context, w Workflow) (bool, error) {
-	n, err := affected(s.exec(ctx, s.sb.Update(WorkflowTable).SetMap(map[string]any{
-		"name": w.Name, "graph": w.Graph, "group_ids": joinIDs(w.Groups), "schedule_type": w.ScheduleType,
-		"schedule_conf": w.ScheduleConf, "misfire_strategy": w.MisfireStrategy, "failure_policy": w.FailurePolicy,
-		"run_timeout": w.RunTimeout, "trigger_status": w.TriggerStatus, "trigger_next_time": w.TriggerNextTime,
-		"update_time": w.UpdateTime,
-	}).Where(sq.Eq{"id": w.ID})))
+	var n int64
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		n, err = affected(s.exec(ctx, s.sb.Update(WorkflowTable).SetMap(map[string]any{
+			"name": w.Name, "graph": w.Graph, "group_ids": joinIDs(w.Groups), "schedule_type": w.ScheduleType,
+			"schedule_conf": w.ScheduleConf, "misfire_strategy": w.MisfireStrategy, "failure_policy": w.FailurePolicy,
+			"run_timeout": w.RunTimeout, "trigger_status": w.TriggerStatus, "trigger_next_time": w.TriggerNextTime,
+			"update_time": w.UpdateTime,
+		}).Where(sq.Eq{"id": w.ID})))
+		if err != nil || n == 0 {
+			return err
+		}
+		return s.saveWorkflowJobs(ctx, w.ID, w.Graph)
+	})
 	if err != nil {
 		return false, fmt.Errorf("update workflow %d: %w", w.ID, err)
 	}
 	return n > 0, nil
 }
 
-// DeleteWorkflow removes a workflow definition; its runs stay (they carry their graph).
-// It reports false when there was none.
+// DeleteWorkflow removes a workflow definition with its time zone and job rows; its
+// runs are ClearWorkflowRuns'. It reports false when there was none.
 func (s *Store) DeleteWorkflow(ctx context.Context, id int) (bool, error) {
 	var n int64
 	err := s.InTx(ctx, func(ctx context.Context) error {
 		if err := s.SaveWorkflowZone(ctx, id, ""); err != nil {
 			return err
+		}
+		if s.workflowGraphs.Load() {
+			if _, err := s.exec(ctx, s.sb.Delete(WorkflowJobTable).Where(sq.Eq{"workflow_id": id})); err != nil {
+				return err
+			}
 		}
 		var err error
 		n, err = affected(s.exec(ctx, s.sb.Delete(WorkflowTable).Where(sq.Eq{"id": id})))
@@ -403,11 +436,19 @@ func (s *Store) LoadWorkflow(ctx context.Context, id int) (Workflow, error) {
 }
 
 // ListWorkflows returns a page of workflows whose name contains name (all when
-// empty), newest first, and how many match.
-func (s *Store) ListWorkflows(ctx context.Context, name string, offset, limit int) ([]Workflow, int, error) {
-	var where sq.Sqlizer = sq.Expr("1 = 1")
+// empty), newest first, and how many match. With groups not nil, only those whose
+// nodes' jobs all exist and are in those groups now (filtered in SQL by the job rows:
+// the count and the page's search read no graph; without the job table, none match).
+func (s *Store) ListWorkflows(ctx context.Context, name string, groups []int, offset, limit int) ([]Workflow, int, error) {
+	where := sq.And{}
 	if name != "" {
-		where = s.like("name", "%"+likeEscape(name)+"%")
+		where = append(where, s.like("name", "%"+likeEscape(name)+"%"))
+	}
+	if groups != nil {
+		if len(groups) == 0 || !s.workflowGraphs.Load() {
+			return nil, 0, nil
+		}
+		where = append(where, inGroups(groups))
 	}
 	total, err := s.count(ctx, s.sb.Select("COUNT(*)").From(WorkflowTable).Where(where))
 	if err != nil {
@@ -467,9 +508,12 @@ func (s *Store) workflows(ctx context.Context, b sq.SelectBuilder) ([]Workflow, 
 
 // WorkflowRun is one row of xxl_admin_workflow_run. Times are ms since 1970.
 type WorkflowRun struct {
-	ID            int64
-	WorkflowID    int
+	ID         int64
+	WorkflowID int
+	// Graph is the graph the run started with (read from its version); GraphID, when
+	// inserting, the version (WorkflowGraphID) to link instead of storing a copy.
 	Graph         string
+	GraphID       int64
 	FailurePolicy string
 	State         string
 	Input         string
@@ -487,6 +531,17 @@ type WorkflowRun struct {
 
 var workflowRunCols = []string{"id", "workflow_id", "graph", "failure_policy", "state", "input", "trigger_type",
 	"fire_time", "start_time", "end_time", "deadline", "check_time", "msg", "create_user"}
+
+// runSelect selects every run column, the graph read from its version (runGraphCol),
+// or "" with noGraph (a list).
+func (s *Store) runSelect(noGraph bool) sq.SelectBuilder {
+	cols := slices.Clone(workflowRunCols)
+	cols[2] = s.runGraphCol()
+	if noGraph {
+		cols[2] = "''"
+	}
+	return s.sb.Select(cols...).From(WorkflowRunTable)
+}
 
 // NodeRun is one row of xxl_admin_workflow_node_run. Times are ms since 1970.
 type NodeRun struct {
@@ -510,16 +565,26 @@ var nodeRunCols = []string{"id", "run_id", "node", "job_id", "state", "attempt",
 
 // InsertWorkflowRun stores a run and its node rows in one transaction (the caller's,
 // when there is one) and returns the run's id; the nodes' RunID is set, not their ID
-// (an advance reads the rows). The nodes go in one multi-row statement.
+// (an advance reads the rows). The nodes go in one multi-row statement. A run with a
+// GraphID links to that graph version and stores no copy of its own.
 func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []NodeRun) (int64, error) {
 	var id int64
 	err := s.InTx(ctx, func(ctx context.Context) error {
+		graph := r.Graph
+		if r.GraphID > 0 {
+			graph = ""
+		}
 		var err error
 		id, err = s.insertID(ctx, s.sb.Insert(WorkflowRunTable).Columns(workflowRunCols[1:]...).
-			Values(r.WorkflowID, r.Graph, r.FailurePolicy, r.State, r.Input, r.TriggerType, r.FireTime, r.StartTime,
+			Values(r.WorkflowID, graph, r.FailurePolicy, r.State, r.Input, r.TriggerType, r.FireTime, r.StartTime,
 				r.EndTime, r.Deadline, r.CheckTime, truncateRunes(r.Msg, 1024), r.CreateUser))
 		if err != nil {
 			return fmt.Errorf("insert workflow run of workflow %d: %w", r.WorkflowID, err)
+		}
+		if r.GraphID > 0 {
+			if _, err := s.exec(ctx, s.sb.Insert(WorkflowRunGraphTable).Columns("run_id", "graph_id").Values(id, r.GraphID)); err != nil {
+				return fmt.Errorf("link workflow run %d to its graph: %w", id, err)
+			}
 		}
 		if len(nodes) == 0 {
 			return nil
@@ -554,7 +619,7 @@ func (s *Store) LockWorkflowRuns(ctx context.Context, ids []int64) ([]WorkflowRu
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	b := s.sb.Select(workflowRunCols...).From(WorkflowRunTable).Where(sq.Eq{"id": ids}).OrderBy("id ASC")
+	b := s.runSelect(false).Where(sq.Eq{"id": ids}).OrderBy("id ASC")
 	if suffix := s.d.LockSuffix(); suffix != "" {
 		b = b.Suffix(suffix)
 	}
@@ -567,7 +632,7 @@ func (s *Store) LoadWorkflowRun(ctx context.Context, id int64) (WorkflowRun, err
 }
 
 func (s *Store) workflowRun(ctx context.Context, id int64, suffix string) (WorkflowRun, error) {
-	b := s.sb.Select(workflowRunCols...).From(WorkflowRunTable).Where(sq.Eq{"id": id})
+	b := s.runSelect(false).Where(sq.Eq{"id": id})
 	if suffix != "" {
 		b = b.Suffix(suffix)
 	}
@@ -581,23 +646,43 @@ func (s *Store) workflowRun(ctx context.Context, id int64, suffix string) (Workf
 	return rs[0], nil
 }
 
-// ListWorkflowRuns returns a page of a workflow's runs, newest first, and how many it
-// has; workflowID 0 lists the runs of every workflow.
-func (s *Store) ListWorkflowRuns(ctx context.Context, workflowID int, offset, limit int) ([]WorkflowRun, int, error) {
-	var where sq.Sqlizer = sq.Expr("1 = 1")
+// ListWorkflowRuns returns a page of a workflow's runs, newest first, and how many
+// there are; workflowID 0 lists the runs of every workflow. With groups not nil, only
+// the runs whose nodes' jobs all exist and are in those groups now. The page carries
+// no graph (a run's is read with LoadWorkflowRun).
+func (s *Store) ListWorkflowRuns(ctx context.Context, workflowID int, groups []int, offset, limit int) ([]WorkflowRun, int, error) {
+	where := sq.And{}
 	if workflowID > 0 {
-		where = sq.Eq{"workflow_id": workflowID}
+		where = append(where, sq.Eq{"workflow_id": workflowID})
+	}
+	if groups != nil {
+		if len(groups) == 0 {
+			return nil, 0, nil
+		}
+		where = append(where, runsInGroups(groups))
 	}
 	total, err := s.count(ctx, s.sb.Select("COUNT(*)").From(WorkflowRunTable).Where(where))
 	if err != nil {
 		return nil, 0, fmt.Errorf("count workflow runs: %w", err)
 	}
-	rs, err := s.workflowRuns(ctx, s.sb.Select(workflowRunCols...).From(WorkflowRunTable).Where(where).
+	rs, err := s.workflowRuns(ctx, s.runSelect(true).Where(where).
 		OrderBy("id DESC").Offset(uint64(max(offset, 0))).Limit(uint64(max(limit, 0))))
 	if err != nil {
 		return nil, 0, err
 	}
 	return rs, total, nil
+}
+
+// runsInGroups keeps the runs none of whose nodes is of a job that is gone or in a
+// group not among groups (not empty): read through the node table's (run_id, node)
+// key and the jobs' primary key.
+func runsInGroups(groups []int) sq.Sqlizer {
+	args := make([]any, len(groups))
+	for i, g := range groups {
+		args[i] = g
+	}
+	return sq.Expr("NOT EXISTS (SELECT 1 FROM "+WorkflowNodeRunTable+" n LEFT JOIN xxl_job_info j ON j.id = n.job_id"+
+		" WHERE n.run_id = "+WorkflowRunTable+".id AND (j.id IS NULL OR j.job_group NOT IN ("+sq.Placeholders(len(groups))+")))", args...)
 }
 
 // UpdateWorkflowRuns is UpdateWorkflowRun for several runs, in one statement (of at

@@ -227,7 +227,7 @@ func Export(ctx context.Context, st *Store) (*Dump, error) {
 		if !workflows {
 			return nil
 		}
-		ws, _, err := st.ListWorkflows(ctx, "", 0, math.MaxInt32)
+		ws, _, err := st.ListWorkflows(ctx, "", nil, 0, math.MaxInt32)
 		if err != nil {
 			return err
 		}
@@ -378,7 +378,7 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 	}
 	// The workflow tables are created before the transaction (DDL ends one on MySQL).
 	workflows, err := st.HasWorkflowTables(ctx)
-	if err == nil && (!workflows || !st.WorkflowZonesEnabled()) && len(d.Workflows) > 0 {
+	if err == nil && (!workflows || !st.WorkflowZonesEnabled() || !st.WorkflowGraphsEnabled()) && len(d.Workflows) > 0 {
 		if err = st.CreateWorkflowTables(ctx); err == nil {
 			workflows = true
 		}
@@ -449,6 +449,9 @@ func Import(ctx context.Context, st *Store, d *Dump) (ImportResult, error) {
 				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
 			}
 			if err := st.SaveWorkflowZone(ctx, w.ID, w.TimeZone); err != nil {
+				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
+			}
+			if err := st.saveWorkflowJobs(ctx, w.ID, w.Graph); err != nil {
 				return fmt.Errorf("workflow %d (%s): %w", w.ID, w.Name, err)
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 )
 
 // The GLUE editor bundle that is embedded is the one recorded beside its build
@@ -30,10 +32,10 @@ func TestEditorBundleChecksum(t *testing.T) {
 // versions) gives the committed bundle byte for byte.
 func TestEditorBundleReproducible(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the committed bundle is checked by its checksum only")
+		ci.Skip(t, "node is not installed; the committed bundle is checked by its checksum only")
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed; the committed bundle is checked by its checksum only")
+		ci.Skip(t, "npm is not installed; the committed bundle is checked by its checksum only")
 	}
 	dir, err := filepath.Abs("editor")
 	require.NoError(t, err)

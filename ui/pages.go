@@ -75,7 +75,7 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 		return u.errorPage(c, err)
 	}
 	p := u.newPage(c, "dashboard", "dash_title")
-	rate := "0"
+	rate := ""
 	if t.JobLogCount > 0 {
 		rate = strings.TrimSuffix(strconv.FormatFloat(float64(t.JobLogSuccessCount)*100/float64(t.JobLogCount), 'f', 1, 64), ".0")
 	}
@@ -250,7 +250,7 @@ func (u *UI) jobs(c *fiber.Ctx) error {
 		AdminZone string
 		Zones     []string
 		Calendars []schema.Calendar
-	}{opts, groupRefs(groups), selected, paramMax, u.Manage.Location().String(), u.Manage.Zones(), u.jobCalendars(c)}
+	}{opts, groupRefs(groups), selected, paramMax, zoneLabel(u.Manage.Location()), u.Manage.Zones(), u.jobCalendars(c)}
 	return u.render(c, fiber.StatusOK, p)
 }
 
@@ -409,6 +409,9 @@ func (u *UI) console(c *fiber.Ctx) error {
 	p := u.newPage(c, "console", "logs_rolling")
 	p.Title = p.T("console_title", l.ID)
 	loc := u.Manage.Location()
+	described := []schema.Log{l}
+	u.Manage.DescribeWaiting(c.UserContext(), p.lang, described)
+	l.TriggerMsg = described[0].TriggerMsg
 	trig := ""
 	if !l.TriggerTime.IsZero() {
 		trig = l.TriggerTime.In(loc).Format(manage.DateTimeLayout)

@@ -77,6 +77,11 @@ var auditTextsEn = map[string]string{
 	"audit_action_workflow_trigger": "workflow run started",
 	"audit_action_workflow_cancel":  "workflow run cancelled",
 	"audit_action_workflow_rerun":   "workflow run re-run",
+	"audit_signin_sentence":         "{0}, {1}.",
+	"audit_signin_token":            "A new login session (token cookie)",
+	"audit_signin_identity":         "A new login session (identity cookie)",
+	"audit_signin_kept":             "kept signed in on this browser",
+	"audit_signin_not_kept":         "ending when the browser is closed",
 }
 
 var auditTextsZhCN = map[string]string{
@@ -146,6 +151,11 @@ var auditTextsZhCN = map[string]string{
 	"audit_action_workflow_trigger": "启动工作流运行",
 	"audit_action_workflow_cancel":  "取消工作流运行",
 	"audit_action_workflow_rerun":   "重跑工作流运行",
+	"audit_signin_sentence":         "{0}，{1}。",
+	"audit_signin_token":            "新的登录会话（令牌 Cookie）",
+	"audit_signin_identity":         "新的登录会话（身份 Cookie）",
+	"audit_signin_kept":             "在此浏览器上保持登录",
+	"audit_signin_not_kept":         "关闭浏览器即失效",
 }
 
 var auditTextsZhTC = map[string]string{
@@ -215,4 +225,9 @@ var auditTextsZhTC = map[string]string{
 	"audit_action_workflow_trigger": "啟動工作流執行",
 	"audit_action_workflow_cancel":  "取消工作流執行",
 	"audit_action_workflow_rerun":   "重跑工作流執行",
+	"audit_signin_sentence":         "{0}，{1}。",
+	"audit_signin_token":            "新的登入工作階段（權杖 Cookie）",
+	"audit_signin_identity":         "新的登入工作階段（身分 Cookie）",
+	"audit_signin_kept":             "在此瀏覽器上保持登入",
+	"audit_signin_not_kept":         "關閉瀏覽器即失效",
 }

@@ -54,3 +54,25 @@ func TestTextsComplete(t *testing.T) {
 	require.Empty(t, missing, "keys used by templates or scripts but not defined")
 	require.Greater(t, len(used), 100)
 }
+
+// Each concept has one word in each Chinese table, the one upstream's console uses:
+// run once is 执行一次 / 執行一次, the records of runs 执行记录 / 執行紀錄; and no text
+// shows Markdown backticks (the console renders text, not Markdown).
+func TestTextsUseOneTermPerConcept(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		table  map[string]string
+		banned []string
+	}{
+		"en":    {textsEn, nil},
+		"zh_CN": {textsZhCN, []string{"运行一次", "运行记录"}},
+		"zh_TC": {textsZhTC, []string{"運行一次", "運行記錄", "運行紀錄", "執行記錄"}},
+	} {
+		for key, text := range tc.table {
+			for _, b := range tc.banned {
+				require.NotContains(t, text, b, "%s %s", name, key)
+			}
+			require.NotContains(t, text, "`", "%s %s", name, key)
+		}
+	}
+}

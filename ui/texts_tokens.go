@@ -62,7 +62,7 @@ var tokenTextsZhCN = map[string]string{
 	"tokens_f_access":      "权限",
 	"tokens_read_only":     "只读",
 	"tokens_read_write":    "读写",
-	"tokens_access_hint":   "只读令牌可以查询任务和运行记录；读写令牌还可以新建、修改、启动、停止、执行和删除任务。",
+	"tokens_access_hint":   "只读令牌可以查询任务和执行记录；读写令牌还可以新建、修改、启动、停止、执行和删除任务。",
 	"tokens_f_expire":      "有效期至",
 	"tokens_expire_hint":   "过了这一天令牌即失效。留空表示永不过期。",
 	"tokens_col_groups":    "执行器",

@@ -432,6 +432,15 @@ func zoneName(loc *time.Location) string {
 	return ""
 }
 
+// zoneLabel names the server's zone for a reader: its IANA name (Etc/UTC, not the
+// Local of a zone taken from the machine), else its abbreviation and offset now.
+func zoneLabel(loc *time.Location) string {
+	if n := zoneName(loc); n != "" {
+		return n
+	}
+	return time.Now().In(loc).Format("MST -07:00")
+}
+
 // queryInt reads an integer query parameter, def when absent or unreadable.
 func queryInt(c *fiber.Ctx, key string, def int) int {
 	v := c.Query(key)

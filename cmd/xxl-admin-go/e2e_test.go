@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -28,7 +29,7 @@ var npmOnce sync.Once
 func nodeExecutorDir(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; the Node executor end-to-end test needs Node.js 18+")
+		ci.Skip(t, "node is not installed; the Node executor end-to-end test needs Node.js 18+")
 	}
 	dir, err := filepath.Abs("../../conformance/node-executor")
 	require.NoError(t, err)
@@ -275,9 +276,13 @@ func endToEnd(t *testing.T, startExecutor func(t *testing.T, admin, app, token s
 		times = append(times, tt)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, time.UnixMilli(first).Unix(), times[0].Unix(), "first fire at the planned second")
-	for i := 1; i < len(times); i++ {
-		require.Equal(t, 2*time.Second, times[i].Sub(times[i-1]), "fire %d", i)
+	// Fire i is the one planned for first + 2i s: never before it, and sent within the
+	// misfire threshold (5 s) after it, however busy the machine (trigger_time is the
+	// send's second, so a loaded machine may send a second late, never a slot late).
+	for i, at := range times {
+		planned := time.UnixMilli(first).Add(time.Duration(2*i) * time.Second)
+		require.False(t, at.Before(planned), "fire %d at %s, planned %s", i, at, planned)
+		require.Less(t, at.Sub(planned), 5*time.Second, "fire %d at %s, planned %s", i, at, planned)
 	}
 
 	// The failing handler: the first attempt plus two retries from the fail monitor

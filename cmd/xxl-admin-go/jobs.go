@@ -51,7 +51,7 @@ func jobsExport(ctx context.Context, cfg *config.Config, out io.Writer) error {
 		return err
 	}
 	// GLUE sources may hold secrets: readable by the owner only, as schema export.
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+	if err := writePrivate(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("jobs export: %w", err)
 	}
 	n := 0

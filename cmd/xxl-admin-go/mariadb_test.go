@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -56,7 +57,7 @@ func startPrivateMariaDB(t *testing.T) *privateMariaDB {
 	server := findBinary("mariadbd", "mysqld")
 	install := findBinary("mariadb-install-db", "mysql_install_db")
 	if server == "" || install == "" {
-		t.Skip("mariadbd and mariadb-install-db are not installed (apt-get install mariadb-server)")
+		ci.Skip(t, "mariadbd and mariadb-install-db are not installed (apt-get install mariadb-server)")
 	}
 	dir, err := os.MkdirTemp("", "xxl-mariadb-")
 	require.NoError(t, err)

@@ -28,7 +28,7 @@ func openPostgres(ctx context.Context, cfg *config.Config) (*sql.DB, error) {
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to database %s at %s:%d: %w", pg.Database, pg.Conn.Host, pg.Conn.Port, err)
+		return nil, fmt.Errorf("connect to database %s at %s:%d: %w%s", pg.Database, pg.Conn.Host, pg.Conn.Port, err, connectHint(cfg, err))
 	}
 	return db, nil
 }

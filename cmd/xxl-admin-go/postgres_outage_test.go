@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
@@ -31,7 +32,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 	t.Helper()
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(bins) == 0 {
-		t.Skip("pg_ctl is not installed (apt-get install postgresql)")
+		ci.Skip(t, "pg_ctl is not installed (apt-get install postgresql)")
 	}
 	p := &privatePostgres{bin: filepath.Dir(bins[len(bins)-1]), port: freePort(t)}
 	dir, err := os.MkdirTemp("", "xxl-postgres-")
@@ -41,7 +42,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Skip("running as root without a postgres user to run PostgreSQL as")
+			ci.Skip(t, "running as root without a postgres user to run PostgreSQL as")
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)

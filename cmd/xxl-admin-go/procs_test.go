@@ -53,8 +53,9 @@ var (
 	adminBinErr  error
 )
 
-// buildAdmin compiles this command (once per test binary) and takes one of the process
-// tests' slots for t (heavyGate): every caller starts admin processes.
+// buildAdmin compiles this command (once per test binary) with the fault-injection
+// hook (crashpoint_on.go) that only this build has, and takes one of the process tests'
+// slots for t (heavyGate): every caller starts admin processes.
 func buildAdmin(t *testing.T) string {
 	t.Helper()
 	heavyGate(t)
@@ -71,7 +72,7 @@ func adminBinary(t *testing.T) string {
 			return
 		}
 		adminBin = filepath.Join(dir, "xxl-admin-go")
-		if out, err := exec.Command("go", "build", "-o", adminBin, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", adminBin, ".").CombinedOutput(); err != nil {
 			adminBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/xxl-admin-go/xxl-admin-go/cmd/internal/adminapp"
 	"github.com/xxl-admin-go/xxl-admin-go/compat/config"
@@ -40,9 +43,27 @@ func openDB(ctx context.Context, cfg *config.Config, withDB bool) (*sql.DB, erro
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to database %s at %s: %w", cfg.DataSource.DatabaseName(), my.Addr, err)
+		return nil, fmt.Errorf("connect to database %s at %s: %w%s", cfg.DataSource.DatabaseName(), my.Addr, err, connectHint(cfg, err))
 	}
 	return db, nil
+}
+
+// connectHint is what to do about a refused connection whose cause is a common first
+// mistake: the database not created yet, or a password never given.
+func connectHint(cfg *config.Config, err error) string {
+	var my *mysql.MySQLError
+	var pg *pgconn.PgError
+	switch {
+	case errors.As(err, &my) && my.Number == 1049, errors.As(err, &pg) && pg.Code == "3D000": // no such database
+		return fmt.Sprintf(" — the database %s does not exist: run `xxl-admin-go schema init` with the same settings, "+
+			"which creates it and its tables (or create it yourself, then run `xxl-admin-go schema init`)", cfg.DataSource.DatabaseName())
+	case errors.As(err, &my) && (my.Number == 1045 || my.Number == 1698), errors.As(err, &pg) && pg.Code == "28P01": // access denied
+		if cfg.DefaultPasswordSent() {
+			return fmt.Sprintf(" — no spring.datasource.password was given, so upstream's default %q was sent; set the database user's password",
+				config.DefaultValue("spring.datasource.password"))
+		}
+	}
+	return ""
 }
 
 // schemaInit runs `schema init` on the configured database: MySQL or PostgreSQL
@@ -133,12 +154,24 @@ func (d driverLog) Print(v ...any) {
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan<- string) error {
 	started := time.Now()
 	_ = mysql.SetLogger(driverLog{log})
+	// The port first: a port in use stops the start before the database is opened, and
+	// before an embedded file and its lock are created.
+	ln, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	served := false
+	defer func() {
+		if !served {
+			ln.Close()
+		}
+	}()
 	db, err := openDatabase(ctx, cfg, log, openExclusive) // embedded.go: MySQL, or the embedded file
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log,
+	a, err := adminapp.Build(ctx, adminapp.Options{Config: cfg, DB: db.DB, Location: db.Loc, Logger: log, Listener: ln,
 		Pause: crashPoint(os.Getenv("XXL_TEST_CRASH_POINT"), os.Stderr)})
 	if err != nil {
 		return err
@@ -146,6 +179,7 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	if err := a.Start(); err != nil {
 		return err
 	}
+	served = true
 	log.Info("xxl-admin-go serving", "addr", a.Addr().String(), "context_path", cfg.ContextPath,
 		"layout", a.Layout.Name, "database", db.Name, "zone", db.Loc.String(),
 		"startup", time.Since(started).Round(time.Millisecond).String())
@@ -160,23 +194,16 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, ready chan
 	return a.Wait(ctx)
 }
 
-// crashPoint is the fault-injection hook of the process tests (crash_test.go):
-// XXL_TEST_CRASH_POINT=scan|ring makes the admin, once it has run 8 s, announce the
-// first time it reaches that point on w and hang there for a minute, so the test can
-// kill it exactly there. Unset (always, outside those tests) it is nil.
-func crashPoint(point string, w io.Writer) func(string) {
-	if point == "" {
-		return nil
+// listen opens server.address:server.port. A port in use says so and how to choose
+// another.
+func listen(cfg *config.Config) (net.Listener, error) {
+	addr := net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("server.port %d is in use (listening on %s): stop the program using it, or choose another port with --server.port=PORT", cfg.Port, addr)
 	}
-	start := time.Now()
-	var once sync.Once
-	return func(at string) {
-		if at != point || time.Since(start) < 8*time.Second {
-			return
-		}
-		once.Do(func() {
-			fmt.Fprintln(w, "XXL_TEST_CRASH_POINT reached: "+at)
-			time.Sleep(time.Minute)
-		})
+	if err != nil {
+		return nil, fmt.Errorf("server.address/server.port %s: %w", addr, err)
 	}
+	return ln, nil
 }

@@ -76,8 +76,9 @@ func transferCommand(ctx context.Context, cfg *config.Config, verb string, out i
 		if err := d.Write(&buf); err != nil {
 			return err
 		}
-		// The file holds password hashes: readable by its owner only.
-		if err := os.WriteFile(path, []byte(buf.String()), 0o600); err != nil {
+		// The file holds password hashes and group tokens: readable by its owner only,
+		// also where a wider file existed.
+		if err := writePrivate(path, []byte(buf.String())); err != nil {
 			return fmt.Errorf("schema export: %w", err)
 		}
 		fmt.Fprintf(out, "exported %s from %s to %s\n", counts(len(d.Groups), len(d.Jobs), glueVersions(d), len(d.Users), len(d.Workflows)), db.Name, path)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/executor/executortest"
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
@@ -46,7 +47,7 @@ type browser struct {
 func needChromium(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("Chromium is not installed at " + chromiumPath + " (apt-get install -y chromium)")
+		ci.Skip(t, "Chromium is not installed at "+chromiumPath+" (apt-get install -y chromium)")
 	}
 }
 
@@ -620,7 +621,7 @@ func consoleWalkThrough(t *testing.T, v browserVariant) {
 	b.open("/", "dashboard")
 	b.switchLanguage("zh_TC")
 	b.wait("Traditional Chinese page", `document.documentElement.lang === 'zh-Hant' && document.querySelector("#chart-days svg")`, 30*time.Second)
-	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "運行記錄")
+	require.Contains(t, eval[string](b, `document.querySelector('.nav').textContent`), "執行紀錄")
 	b.shot("dashboard-zh_TC")
 	b.clean("dashboard in zh_TC")
 	b.open(fmt.Sprintf("/joblog?jobId=%d", job), "logs")

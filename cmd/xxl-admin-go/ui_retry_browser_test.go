@@ -13,7 +13,7 @@ import (
 // The job form's retry back-off in a browser: the wait fields show only for a kind
 // that waits and the cap only for exponential; a job saved with an exponential
 // back-off keeps it, and a run waiting for its time shows as scheduled in the run
-// history.
+// history, its dispatch details saying which retry it is and when it is sent.
 func TestRetryBackoffInBrowser(t *testing.T) {
 	needChromium(t)
 	t.Parallel()
@@ -49,11 +49,23 @@ func TestRetryBackoffInBrowser(t *testing.T) {
 	// (the run history opens on today's runs).
 	var job int
 	require.NoError(t, db.SQL.QueryRow("SELECT id FROM xxl_job_info WHERE job_desc = 'flaky upload'").Scan(&job))
-	db.Exec(t, `INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, trigger_msg, handle_code, alarm_status)
-		VALUES (1, ?, ?, 0, ?, 0, 0)`, job, laterToday(time.Now().In(db.Loc)).Format(time.DateTime), schema.ClaimPrefix+"elsewhere:1")
+	// Its dispatch details say which retry it is and when it is sent, not the marker.
+	at := laterToday(time.Now().In(db.Loc)).Truncate(time.Second)
+	res, err := db.SQL.Exec(`INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, trigger_msg, handle_code, alarm_status)
+		VALUES (1, ?, ?, 0, ?, 0, 0)`, job, at.Format(time.DateTime), schema.ClaimPrefix+"elsewhere:1")
+	require.NoError(t, err)
+	logID, err := res.LastInsertId()
+	require.NoError(t, err)
+	db.Exec(t, "INSERT INTO "+schema.TriggerTable+" (log_id, job_id, trigger_type, fail_retry_count, not_before) VALUES (?, ?, 'RETRY', 2, ?)",
+		logID, job, at.UnixMilli())
 	b.open("/joblog?jobId="+strconv.Itoa(job), "logs")
 	b.wait("scheduled run", `[...document.querySelectorAll('tr[data-id]')].some(r => r.textContent.includes('Scheduled, waiting'))`, 10*time.Second)
 	b.shot("logs-scheduled")
+	b.jsClick(`tr[data-id="` + strconv.FormatInt(logID, 10) + `"] td:nth-child(3) .link-btn`)
+	b.wait("dispatch details", `document.getElementById('dlg-info').open`, 5*time.Second)
+	require.Equal(t, "Retry 1 of 3, scheduled for "+at.Format(time.DateTime)+": it waits its turn and is sent to the executor then.",
+		eval[string](b, `document.querySelector('#dlg-info [data-slot="body"]').textContent.trim()`))
+	b.shot("logs-scheduled-details")
 	b.clean("run history with a waiting retry")
 }
 

@@ -64,3 +64,43 @@ func TestBadAlarmChannelsStopStartUp(t *testing.T) {
 		})
 	}
 }
+
+// A channel's kind, URL and secret have an environment form, for a Kubernetes Secret:
+// XXL_ADMIN_ALARM_WEBHOOK_<NAME>_<FIELD>, the name in lower case; an argument wins.
+func TestAlarmChannelsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cfg := b.load(t, []string{"--xxl.admin.alarm.webhook.ops.kind=slack"}, []string{
+		"XXL_ADMIN_ALARM_WEBHOOK_OPS_KIND=generic",
+		"XXL_ADMIN_ALARM_WEBHOOK_OPS_URL=https://hooks.example.com/ops?token=t",
+		"XXL_ADMIN_ALARM_WEBHOOK_OPS_SECRET=s3cret",
+		"XXL_ADMIN_ALARM_WEBHOOK_ON_CALL_KIND=feishu",
+		"xxl_admin_alarm_webhook_on_call_url=https://open.feishu.cn/hook/x",
+	})
+	require.Empty(t, cfg.Warnings)
+	require.Equal(t, []Webhook{
+		{Name: "on_call", Kind: "feishu", URL: "https://open.feishu.cn/hook/x"},
+		{Name: "ops", Kind: "slack", URL: "https://hooks.example.com/ops?token=t", Secret: "s3cret"},
+	}, cfg.Alarm.Webhooks)
+
+	cfg = b.load(t, nil, []string{"XXL_ADMIN_ALARM_WEBHOOK_OPS_SECERT=x", "XXL_ADMIN_ALARM_WEBHOOK_SECRET=x"})
+	require.Empty(t, cfg.Alarm.Webhooks)
+	require.Len(t, cfg.Warnings, 2, "not channel settings: warned as unknown")
+}
+
+// The environment names the Helm chart gives the secrets of secretConfig bind to
+// their keys (dots as '_', dashes gone, upper case).
+func TestSecretSettingsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg := setup(t).load(t, nil, []string{
+		"XXL_ADMIN_AUTH_LDAP_BINDPASSWORD=ldap-pw", "XXL_ADMIN_AUTH_OIDC_CLIENTSECRET=oidc-secret", "SPRING_MAIL_PASSWORD=mail-pw",
+	})
+	require.Empty(t, cfg.Warnings)
+	for key, want := range map[string]string{
+		"xxl.admin.auth.ldap.bind-password": "ldap-pw", "xxl.admin.auth.oidc.client-secret": "oidc-secret", "spring.mail.password": "mail-pw",
+	} {
+		require.Equal(t, want, cfg.Raw[key], key)
+		require.Equal(t, SourceEnv, cfg.Source[key], key)
+	}
+	require.Equal(t, "mail-pw", cfg.Mail.Password)
+}

@@ -44,6 +44,10 @@ type Config struct {
 	DataSource DataSource
 	// AccessToken is xxl.job.accessToken; "" (or blank) means no token is sent or checked.
 	AccessToken string
+	// RequireAccessToken is xxl.admin.require-access-token: when true, loading fails
+	// while AccessToken is blank or the public "default_token" (the Helm chart sets it:
+	// an admin reachable in a cluster never runs on the public token).
+	RequireAccessToken bool
 	// I18n is xxl.job.i18n, the language of log and alarm texts.
 	I18n i18n.Lang
 	// FastMax and SlowMax are xxl.job.triggerpool.fast.max and .slow.max, raised to
@@ -464,6 +468,10 @@ func (l *loader) applyEnv() {
 			l.set(s.key, v.value, SourceEnv, "env "+v.name)
 			continue
 		}
+		if key, ok := webhookEnvKey(up); ok {
+			l.set(key, v.value, SourceEnv, "env "+v.name)
+			continue
+		}
 		if strings.HasPrefix(up, "XXL_") && !strings.HasPrefix(up, "XXL_SSO_") && !isServiceLink(up) && !isToolVariable(up) && !l.warnedKeys["env "+up] {
 			l.warnedKeys["env "+up] = true
 			msg := "env " + v.name + ": matches no key, ignored"
@@ -473,6 +481,23 @@ func (l *loader) applyEnv() {
 			l.warn(msg)
 		}
 	}
+}
+
+// webhookEnvKey maps XXL_ADMIN_ALARM_WEBHOOK_<NAME>_KIND, _URL and _SECRET to the key
+// of channel <name> (in lower case; a name with '-' has no environment form), so that
+// a URL or secret can come from a Kubernetes Secret rather than the arguments.
+func webhookEnvKey(up string) (string, bool) {
+	const prefix = "XXL_ADMIN_ALARM_WEBHOOK_"
+	rest, ok := strings.CutPrefix(up, prefix)
+	i := strings.LastIndexByte(rest, '_')
+	if !ok || i <= 0 {
+		return "", false
+	}
+	name, field := strings.ToLower(rest[:i]), strings.ToLower(rest[i+1:])
+	if !channelName(name) || (field != "kind" && field != "url" && field != "secret") {
+		return "", false
+	}
+	return webhookPrefix + name + "." + field, true
 }
 
 // toolPrefixes are the environment variables of this project's tests, benchmark and
@@ -835,6 +860,32 @@ func (l *loader) boolean(key string) bool {
 	return false
 }
 
+// warnDefaultPassword says so when a configured database is sent upstream's default
+// password because none was given (no key, no password in the URL): an "access denied"
+// then reads as the default's, not the user's.
+func (l *loader) warnDefaultPassword(ds *DataSource) {
+	if l.entries[canonical("spring.datasource.url")].source == SourceDefault ||
+		l.entries[canonical("spring.datasource.password")].source != SourceDefault {
+		return // the embedded file, or a password given
+	}
+	if def := DefaultValue("spring.datasource.password"); ds.sends(def) {
+		l.warn(fmt.Sprintf("spring.datasource.password is not set, so upstream's default password %q is sent to the database; "+
+			"set spring.datasource.password (or the password in the URL) to the database user's password", def))
+	}
+}
+
+// DefaultPasswordSent reports a configured database (not the embedded file) that is
+// sent upstream's default password because none was given.
+func (c *Config) DefaultPasswordSent() bool {
+	return c.Source["spring.datasource.url"] != SourceDefault && c.Source["spring.datasource.password"] == SourceDefault &&
+		c.DataSource.sends(DefaultValue("spring.datasource.password"))
+}
+
+// sends reports whether the connection is made with password pwd.
+func (d *DataSource) sends(pwd string) bool {
+	return d.MySQL != nil && d.MySQL.Passwd == pwd || d.Postgres != nil && d.Postgres.Conn.Password == pwd
+}
+
 // build validates every known key in table order and assembles the Config.
 func (l *loader) build() *Config {
 	c := &Config{}
@@ -866,10 +917,15 @@ func (l *loader) build() *Config {
 		for _, w := range warnings {
 			l.warn("spring.datasource.url: " + w)
 		}
+		l.warnDefaultPassword(ds)
 	}
 
 	if tok := l.str("xxl.job.accessToken"); strings.TrimSpace(tok) != "" {
 		c.AccessToken = tok
+	}
+	c.RequireAccessToken = l.boolean("xxl.admin.require-access-token")
+	if c.RequireAccessToken && (c.AccessToken == "" || c.AccessToken == DefaultValue("xxl.job.accessToken")) {
+		l.fail("xxl.job.accessToken", "is blank or the public default_token, and xxl.admin.require-access-token is true: set a secret token (the same on every executor)")
 	}
 	lang := strings.TrimSpace(l.str("xxl.job.i18n"))
 	switch i18n.Lang(lang) {

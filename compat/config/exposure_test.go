@@ -51,3 +51,30 @@ func TestExposureKeys(t *testing.T) {
 		require.Contains(t, err.Error(), want, arg)
 	}
 }
+
+// xxl.admin.require-access-token refuses the public default and a blank token (the
+// Helm chart sets it); off, as upstream, both only warn.
+func TestRequireAccessTokenRefusesTheDefault(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cfg := b.load(t, nil, nil)
+	require.False(t, cfg.RequireAccessToken)
+	require.Equal(t, "default_token", cfg.AccessToken, "off: the upstream default still starts")
+
+	for name, args := range map[string][]string{
+		"default":          {"--xxl.admin.require-access-token=true"},
+		"explicit default": {"--xxl.admin.require-access-token=true", "--xxl.job.accessToken=default_token"},
+		"blank":            {"--xxl.admin.require-access-token=true", "--xxl.job.accessToken=  "},
+	} {
+		_, err := load(b.dir, args, nil)
+		var ke *KeyError
+		require.True(t, errors.As(err, &ke), name)
+		require.Equal(t, "xxl.job.accessToken", ke.Key, name)
+		require.ErrorContains(t, err, "xxl.admin.require-access-token is true", name)
+	}
+	cfg = b.load(t, []string{"--xxl.admin.require-access-token=true"}, []string{"XXL_JOB_ACCESSTOKEN=s3cret"})
+	require.True(t, cfg.RequireAccessToken)
+	require.Equal(t, "s3cret", cfg.AccessToken)
+	cfg = b.load(t, nil, []string{"XXL_ADMIN_REQUIREACCESSTOKEN=true", "XXL_JOB_ACCESSTOKEN=s3cret"})
+	require.True(t, cfg.RequireAccessToken, "the environment form")
+}

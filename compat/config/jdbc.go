@@ -486,20 +486,47 @@ func collationFor(encoding string) (string, bool) {
 	return defaultCollation, false
 }
 
+// isScheme reports a URL scheme (RFC 3986: a letter, then letters, digits, +, - or .),
+// which can be quoted: it holds no credentials.
+func isScheme(s string) bool {
+	if s == "" || len(s) > 20 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// urlForms are the forms spring.datasource.url takes, for the errors that name none.
+const urlForms = "jdbc:mysql://host:3306/xxl_job?serverTimezone=UTC (MySQL, MariaDB), " +
+	"jdbc:postgresql://host:5432/xxl_job (PostgreSQL), or a go-sql-driver DSN user:password@tcp(host:3306)/xxl_job"
+
 // parseGoDSN accepts a go-sql-driver DSN (user:pass@tcp(host:port)/db?...) for users who
 // configure the Go admin only, with the same forced settings as a JDBC URL.
 func parseGoDSN(raw string, in jdbcInput) (*mysql.Config, []string, error) {
+	if scheme, _, ok := strings.Cut(raw, "://"); ok && isScheme(scheme) {
+		// mysql://… or postgresql://…: a URL without the jdbc: of a JDBC URL. Only a
+		// database's scheme is quoted: whatever else stands there is the user's.
+		switch s := strings.ToLower(scheme); s {
+		case "mysql", "mariadb", "postgres", "postgresql":
+			return nil, nil, fmt.Errorf("is a %s:// URL, not a JDBC URL: write it as %s", s, urlForms)
+		}
+		return nil, nil, errors.New("is a URL, but not a JDBC URL: write it as " + urlForms)
+	}
 	if !strings.Contains(raw, "/") {
-		return nil, nil, errors.New("is neither a jdbc:mysql:// URL nor a go-sql-driver DSN (user:password@tcp(host:port)/database)")
+		return nil, nil, errors.New("is not a database address: write it as " + urlForms)
 	}
 	c, err := mysql.ParseDSN(raw)
 	if err != nil {
 		if strings.Contains(raw, "@") {
 			// The driver quotes pieces of the DSN, and a password containing '/' is
 			// split at the wrong place, so its text could quote part of the password.
-			return nil, nil, errors.New("is not a valid go-sql-driver DSN")
+			return nil, nil, errors.New("is neither a JDBC URL nor a valid go-sql-driver DSN: write it as " + urlForms)
 		}
-		return nil, nil, fmt.Errorf("is not a valid go-sql-driver DSN: %s", strings.TrimPrefix(err.Error(), "invalid DSN: "))
+		return nil, nil, fmt.Errorf("is neither a JDBC URL nor a valid go-sql-driver DSN (%s): write it as %s", strings.TrimPrefix(err.Error(), "invalid DSN: "), urlForms)
 	}
 	if c.DBName == "" {
 		return nil, nil, errors.New("has no database name (user:password@tcp(host:port)/DATABASE)")

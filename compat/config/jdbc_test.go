@@ -147,8 +147,12 @@ func TestParseJDBCURLErrors(t *testing.T) {
 		{"jdbc:mysql://db/xxl_job?useSSL=maybe", "useSSL"},
 		{"jdbc:mysql://db/xxl_job?connectTimeout=soon", "connectTimeout"},
 		{"jdbc:mysql://db/xxl_job?password=%zz", `parameter "password"`},
-		{"mysql://db/xxl_job", "not a valid go-sql-driver DSN"},
-		{"just words", "neither"},
+		{"mysql://db/xxl_job", "is a mysql:// URL, not a JDBC URL: write it as jdbc:mysql://host:3306/xxl_job?serverTimezone=UTC (MySQL, MariaDB), jdbc:postgresql://host:5432/xxl_job (PostgreSQL), or a go-sql-driver DSN"},
+		{"postgres://u:p@db/xxl_job", "is a postgres:// URL, not a JDBC URL: write it as jdbc:mysql://host:3306/"},
+		{"http://db/xxl_job", "is a URL, but not a JDBC URL: write it as jdbc:mysql://host:3306/"},
+		{"root@db/xxl_job", "is neither a JDBC URL nor a valid go-sql-driver DSN: write it as jdbc:mysql://host:3306/"},
+		{"db/xxl_job", "is neither a JDBC URL nor a valid go-sql-driver DSN (default addr for network 'db' unknown): write it as jdbc:mysql://"},
+		{"just words", "is not a database address: write it as jdbc:mysql://host:3306/"},
 		{"tcp(db)/", "no database name"},
 	}
 	for _, tt := range tests {

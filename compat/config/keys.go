@@ -29,6 +29,9 @@ var specs = []spec{
 	{"spring.datasource.hikari.idle-timeout", "30000"},
 	{"spring.datasource.hikari.connection-timeout", "10000"},
 	{"xxl.job.accessToken", "default_token"},
+	// Ours: refuse to start while xxl.job.accessToken is blank or the public default
+	// (see RequireAccessToken).
+	{"xxl.admin.require-access-token", "false"},
 	{"xxl.job.i18n", "zh_CN"},
 	{"xxl.job.triggerpool.fast.max", "200"},
 	{"xxl.job.triggerpool.slow.max", "100"},

@@ -30,6 +30,15 @@ var scheduleEn = map[string]string{
 	"console_unknown_zone":       "Unknown time zone \"{0}\": give an IANA zone id such as Europe/Berlin",
 	"console_no_option_table":    "Table {0} is missing, so a job cannot have a time zone; add it with `xxl-admin-go schema upgrade`",
 	"console_java_admin_warn":    "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database ({0}); it ignores time zones and calendars and fires such jobs in its own zone",
+	"console_waiting_retry":      "Retry {0} of {1}, scheduled for {2}: it waits its turn and is sent to the executor then.",
+	"console_waiting_retry_of":   "A retry, scheduled for {0}: it waits its turn and is sent to the executor then.",
+	"console_waiting_trigger":    "{0}, accepted: it is sent to the executor at {1}.",
+	"console_waiting_fire":       "Scheduled for {0}: the admin has planned this fire and sends it to the executor then.",
+	"console_waiting_sending":    "Being sent to the executor (since {0}).",
+	"console_waiting_resolving":  "The admin that sent this run stopped; another admin is asking the executor whether the run arrived.",
+	"console_f_calendars":        "Calendars",
+	"console_calendars_too_many": "{0}: at most {1} calendars",
+	"console_calendars_too_long": "{0}: the ids take {1} characters, more than the {2} a job's calendar list holds",
 }
 
 var scheduleZhCN = map[string]string{
@@ -53,6 +62,15 @@ var scheduleZhCN = map[string]string{
 	"console_unknown_zone":       "未知时区“{0}”：请填写 IANA 时区标识，例如 Asia/Shanghai",
 	"console_no_option_table":    "缺少数据表 {0}，任务无法设置时区；请运行 `xxl-admin-go schema upgrade` 添加",
 	"console_java_admin_warn":    "已保存。警告：另有非 xxl-admin-go 的调度中心（Java 版）在扫描此数据库（{0}）；它不识别时区与日历，会按自身时区触发此类任务",
+	"console_waiting_retry":      "第 {0} 次重试（共 {1} 次），计划于 {2} 触发：正在排队，届时发送给执行器。",
+	"console_waiting_retry_of":   "失败重试，计划于 {0} 触发：正在排队，届时发送给执行器。",
+	"console_waiting_trigger":    "{0}，已受理：将于 {1} 发送给执行器。",
+	"console_waiting_fire":       "计划于 {0} 触发：调度中心已排定此次触发，届时发送给执行器。",
+	"console_waiting_sending":    "正在发送给执行器（自 {0} 起）。",
+	"console_waiting_resolving":  "发送此次执行的调度中心已停止；另一调度中心正在向执行器确认执行是否已送达。",
+	"console_f_calendars":        "日历",
+	"console_calendars_too_many": "{0}：最多 {1} 个日历",
+	"console_calendars_too_long": "{0}：编号共 {1} 个字符，超过了任务日历列表可容纳的 {2} 个",
 }
 
 var scheduleZhTC = map[string]string{
@@ -76,4 +94,13 @@ var scheduleZhTC = map[string]string{
 	"console_unknown_zone":       "未知時區「{0}」：請填寫 IANA 時區標識，例如 Asia/Taipei",
 	"console_no_option_table":    "缺少資料表 {0}，任務無法設定時區；請執行 `xxl-admin-go schema upgrade` 新增",
 	"console_java_admin_warn":    "已儲存。警告：另有非 xxl-admin-go 的調度中心（Java 版）在掃描此資料庫（{0}）；它不識別時區與日曆，會按自身時區觸發此類任務",
+	"console_waiting_retry":      "第 {0} 次重試（共 {1} 次），計劃於 {2} 觸發：正在排隊，屆時發送給執行器。",
+	"console_waiting_retry_of":   "失敗重試，計劃於 {0} 觸發：正在排隊，屆時發送給執行器。",
+	"console_waiting_trigger":    "{0}，已受理：將於 {1} 發送給執行器。",
+	"console_waiting_fire":       "計劃於 {0} 觸發：調度中心已排定此次觸發，屆時發送給執行器。",
+	"console_waiting_sending":    "正在發送給執行器（自 {0} 起）。",
+	"console_waiting_resolving":  "發送此次執行的調度中心已停止；另一調度中心正在向執行器確認執行是否已送達。",
+	"console_f_calendars":        "日曆",
+	"console_calendars_too_many": "{0}：最多 {1} 個日曆",
+	"console_calendars_too_long": "{0}：編號共 {1} 個字元，超過了任務日曆清單可容納的 {2} 個",
 }

@@ -25,6 +25,8 @@ var workflowEn = map[string]string{
 	"console_wf_edge_twice": "connection {0} is given twice",
 	"console_wf_equals":     "connection {0}: an output condition needs a value",
 	"console_wf_no_nodes":   "a workflow needs at least one node",
+	"console_wf_param_len":  "the parameter template has {0} characters, more than {1}",
+	"console_wf_param_refs": "the parameter template has more than {0} references",
 }
 
 var workflowZhCN = map[string]string{
@@ -43,6 +45,8 @@ var workflowZhCN = map[string]string{
 	"console_wf_edge_twice": "连线 {0} 重复",
 	"console_wf_equals":     "连线 {0}：输出条件需要一个值",
 	"console_wf_no_nodes":   "工作流至少需要一个节点",
+	"console_wf_param_len":  "参数模板有 {0} 个字符，超过了 {1}",
+	"console_wf_param_refs": "参数模板的引用超过了 {0} 个",
 }
 
 var workflowZhTC = map[string]string{
@@ -61,4 +65,6 @@ var workflowZhTC = map[string]string{
 	"console_wf_edge_twice": "連線 {0} 重複",
 	"console_wf_equals":     "連線 {0}：輸出條件需要一個值",
 	"console_wf_no_nodes":   "工作流至少需要一個節點",
+	"console_wf_param_len":  "參數範本有 {0} 個字元，超過了 {1}",
+	"console_wf_param_refs": "參數範本的引用超過了 {0} 個",
 }

@@ -121,6 +121,8 @@ func TestChartLintStrict(t *testing.T) {
 		"defaults": nil,
 		"partitioned": mysqlValues(map[string]any{
 			"serviceMonitor": map[string]any{"enabled": true}, "metricsToken": "scrape", "managementPort": 9090,
+			"secretConfig": map[string]any{"xxl.admin.auth.oidc.client-secret": "oidc"},
+			"config":       map[string]any{"xxl.admin.console-url": "https://jobs.example.com/a: b #c"},
 		}),
 	} {
 		lint := action.NewLint()
@@ -183,7 +185,7 @@ func TestChartRendersPartitionedCluster(t *testing.T) {
 	require.Equal(t, "xxl-xxl-admin-go", r.secret.Name)
 	require.Equal(t, "db-secret", string(r.secret.Data["database-password"]))
 	require.Equal(t, "exec-token", string(r.secret.Data["access-token"]))
-	require.NotContains(t, r.secret.Data, "metrics-token", "no metrics token configured")
+	require.Regexp(t, `^[A-Za-z0-9]{40}$`, string(r.secret.Data["metrics-token"]), "no metrics token given: one generated")
 	require.NotEmpty(t, d.Spec.Template.Annotations["checksum/secret"], "a changed secret rolls the admins")
 
 	require.NotNil(t, r.pdb)
@@ -193,7 +195,7 @@ func TestChartRendersPartitionedCluster(t *testing.T) {
 	require.Equal(t, d.Spec.Selector.MatchLabels, r.service.Spec.Selector)
 	require.Equal(t, "http", r.service.Spec.Ports[0].TargetPort.String())
 	require.Nil(t, r.serviceMonitor, "off by default")
-	require.NotContains(t, r.notes, "public default token")
+	require.NotContains(t, r.notes, "generated at the first install", "the token is given")
 }
 
 // The dashboard ConfigMap carries docs/grafana-dashboard.json (the chart's copy may
@@ -236,7 +238,7 @@ func TestChartRefusesEmbeddedWithReplicas(t *testing.T) {
 	require.False(t, slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--xxl.admin.cluster.") }))
 	require.True(t, slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/data" }))
 	require.Contains(t, r.notes, "lost with the pod")
-	require.Contains(t, r.notes, "public default token")
+	require.Contains(t, r.notes, "generated at the first install")
 }
 
 // Values that cannot work fail at template time with a message, not in the cluster.

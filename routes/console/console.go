@@ -105,6 +105,11 @@ func Mount(app *fiber.App, contextPath string, deps Deps) {
 	for _, p := range pagePaths {
 		app.All(ctx+p, k.guardPage)
 	}
+	if ctx != "" {
+		// The site's root under a context path: a browser opening http://host:port/
+		// finds the console (the executor API keeps /api/... there).
+		app.Get("/", func(c *fiber.Ctx) error { return c.Redirect(ctx+"/", fiber.StatusFound) })
+	}
 }
 
 func (k *console) endpoints() []endpoint {
@@ -245,12 +250,24 @@ func (k *console) wrap(e endpoint) fiber.Handler {
 		h.tokenLogin = p.Via == manage.SessionToken
 		c.SetUserContext(manage.WithClient(c.UserContext(), k.clientAddr(c)))
 		r := &call{c: c, f: f, p: p, d: chooseDialect(e.kind, h), k: k}
-		if name, bad := f.notUTF8(); bad {
-			// Bad input, not a database failure (the columns are utf8mb4): said so, 400.
-			return sendJSONStatus(c, fiber.StatusBadRequest, envelope(r.d, 500, k.say(c, "console_bad_utf8", name), nil))
+		if bad, err := k.badText(c, f, r.d); bad {
+			return err
 		}
 		return e.h(r)
 	}
+}
+
+// badText answers a form with a parameter that is not UTF-8 text (the columns are
+// utf8mb4) or holds a NUL (PostgreSQL's text holds none; MySQL's and SQLite's do):
+// bad input, not a database failure, said so alike on every database, 400.
+func (k *console) badText(c *fiber.Ctx, f form, d dialect) (bool, error) {
+	if name, bad := f.notUTF8(); bad {
+		return true, sendJSONStatus(c, fiber.StatusBadRequest, envelope(d, 500, k.say(c, "console_bad_utf8", name), nil))
+	}
+	if name, bad := f.withNUL(); bad {
+		return true, sendJSONStatus(c, fiber.StatusBadRequest, envelope(d, 500, k.say(c, "console_bad_nul", name), nil))
+	}
+	return false, nil
 }
 
 // postOnly answers a state-changing endpoint called with another method than POST:

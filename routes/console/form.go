@@ -139,6 +139,25 @@ func (f form) notUTF8() (string, bool) {
 	return strings.ToValidUTF8(slices.Min(bad), "\ufffd"), true
 }
 
+// withNUL names the first parameter (in name order) whose name or a value holds a NUL
+// character.
+func (f form) withNUL() (string, bool) {
+	var bad []string
+	for k, vs := range f {
+		ok := !strings.ContainsRune(k, 0)
+		for _, v := range vs {
+			ok = ok && !strings.ContainsRune(v, 0)
+		}
+		if !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return "", false
+	}
+	return strings.ReplaceAll(slices.Min(bad), "\x00", `\0`), true
+}
+
 // has reports whether a parameter was sent (even empty).
 func (f form) has(k string) bool { _, ok := f[k]; return ok }
 

@@ -27,7 +27,15 @@ func logPageList(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	return r.page(r.dates().logs(logs), total)
+	rows := r.dates().logs(logs) // marks the waiting runs by their markers
+	lang, _ := callerLang(r.c)
+	r.k.Manage.DescribeWaiting(r.c.UserContext(), lang, logs)
+	for i := range rows {
+		if rows[i].TriggerMsg != nil && *rows[i].TriggerMsg != logs[i].TriggerMsg {
+			rows[i].TriggerMsg = &logs[i].TriggerMsg
+		}
+	}
+	return r.page(rows, total)
 }
 
 // logJobsByGroup is 2.x's job selector of the log page.

@@ -1,12 +1,16 @@
 package console_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
+	"github.com/xxl-admin-go/xxl-admin-go/routes/console"
+	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -103,4 +107,47 @@ func TestWaitingRunListsAsScheduled(t *testing.T) {
 			require.NotContains(t, row, "scheduled")
 		}
 	}
+}
+
+// A retry waiting its back-off shows, as its dispatch details, a sentence in the
+// caller's language saying which retry it is and when it is sent, not the scheduler's
+// claim marker; the row in the database keeps the marker. A manual trigger accepted
+// for later and a fire read ahead get sentences too.
+func TestWaitingRunDescribed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	job := b.job(t, 1, "retried")
+	b.db.Exec(t, "UPDATE xxl_job_info SET executor_fail_retry_count = 3 WHERE id = ?", job)
+	at := time.Now().Add(time.Hour).Truncate(time.Second)
+	ctx := context.Background()
+	require.NoError(t, b.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerRetry, FailRetryCount: 1, NotBefore: at}))
+	require.NoError(t, b.sched.Accept(ctx, scheduler.TriggerRequest{JobID: job, Type: scheduler.TriggerManual, FailRetryCount: -1, NotBefore: at.Add(time.Minute)}))
+	ahead := b.log(t, 1, job, "")
+	b.db.Exec(t, "UPDATE xxl_job_log SET trigger_code = 0, trigger_msg = ?, trigger_time = ? WHERE id = ?", schema.ClaimPrefix+"admin-a:7", at, ahead)
+	when := at.In(b.db.Loc).Format("2006-01-02 15:04:05")
+	later := at.Add(time.Minute).In(b.db.Loc).Format("2006-01-02 15:04:05")
+
+	for lang, want := range map[string][]string{
+		"en": {"Retry 2 of 3, scheduled for " + when + ": it waits its turn and is sent to the executor then.",
+			"Manual trigger, accepted: it is sent to the executor at " + later + ".",
+			"Scheduled for " + when + ": the admin has planned this fire and sends it to the executor then."},
+		"zh_CN": {"第 2 次重试（共 3 次），计划于 " + when + " 触发：正在排队，届时发送给执行器。",
+			"手动触发，已受理：将于 " + later + " 发送给执行器。",
+			"计划于 " + when + " 触发：调度中心已排定此次触发，届时发送给执行器。"},
+		"zh_TC": {"第 2 次重試（共 3 次），計劃於 " + when + " 觸發：正在排隊，屆時發送給執行器。",
+			"手動觸發，已受理：將於 " + later + " 發送給執行器。",
+			"計劃於 " + when + " 觸發：調度中心已排定此次觸發，屆時發送給執行器。"},
+	} {
+		c.head.Set(console.LangHeader, lang)
+		rows := c.pageRows(t, "/joblog/pageList", form("offset", "0", "pagesize", "10", "jobGroup", "1", "jobId", strconv.Itoa(job)))
+		var got []string
+		for _, row := range rows {
+			require.Equal(t, true, row["scheduled"], lang)
+			got = append(got, row["triggerMsg"].(string))
+		}
+		require.ElementsMatch(t, want, got, lang)
+	}
+	require.Equal(t, 3, b.db.Count(t, "xxl_job_log", "job_id = ? AND trigger_msg LIKE ?", job, schema.ClaimPrefix+"%"),
+		"the rows keep the scheduler's markers")
 }

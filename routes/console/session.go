@@ -40,6 +40,9 @@ func (k *console) login(c *fiber.Ctx) error {
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v2, 500, k.say(c, "console_cross_site"), nil))
 	}
+	if bad, err := k.badText(c, f, v2); bad {
+		return err
+	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))
 	u, via, err := k.Manage.LoginVia(c.UserContext(), f.str("userName"), f.str("password"), client)
@@ -63,6 +66,9 @@ func (k *console) doLogin(c *fiber.Ctx) error {
 	}
 	if !k.sameOrigin(c) {
 		return sendJSONStatus(c, fiber.StatusForbidden, envelope(v3, 500, k.say(c, "console_cross_site"), nil))
+	}
+	if bad, err := k.badText(c, f, v3); bad {
+		return err
 	}
 	client := k.clientAddr(c)
 	c.SetUserContext(manage.WithClient(c.UserContext(), client))

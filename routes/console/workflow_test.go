@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,9 @@ func TestWorkflowConsole(t *testing.T) {
 	res := c.post("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`), console.LangHeader, "zh_CN")
 	require.Equal(t, `工作流节点 "x"：任务 999999 不存在`, res.env(t).msg())
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", "{nodes")), "graph is not valid JSON")
+	many := `{"nodes":[{"name":"x","jobId":` + itoa(ja) + `,"param":"` + strings.Repeat("${run.id}", 101) + `"}]}`
+	res = c.post("/workflow/save", form("name", "bad", "graph", many), console.LangHeader, "zh_CN")
+	require.Equal(t, `工作流节点 "x"：参数模板的引用超过了 100 个`, res.env(t).msg())
 	require.Contains(t, c.refused("/workflow/save", form("name", "bad", "graph", `{"nodes":[{"name":"x","jobId":999999}]}`)), `"x"`,
 		"an unknown job is refused naming its node")
 
@@ -173,7 +177,8 @@ func TestWorkflowConsole(t *testing.T) {
 
 	c.ok("/workflow/remove", form("id", itoa(id)))
 	require.Equal(t, 0, decodeAs[wfPage[wfRow]](t, c.ok("/workflow/pageList", form("offset", "0", "pagesize", "10")).payload()).Total)
-	require.Equal(t, 1, b.db.Count(t, schema.WorkflowRunTable, "workflow_id = ?", id), "its runs stay")
+	require.Equal(t, 0, b.db.Count(t, schema.WorkflowRunTable, "workflow_id = ?", id), "its runs went with it")
+	require.Equal(t, 0, b.db.Count(t, schema.WorkflowNodeRunTable, "run_id = ?", run), "and their nodes' outputs")
 	for action, n := range map[string]int{"workflow.add": 1, "workflow.update": 1, "workflow.trigger": 1, "workflow.remove": 1} {
 		require.Equal(t, n, b.db.Count(t, "xxl_admin_audit", "action = ? AND target_id = ?", action, itoa(id)), action)
 	}

@@ -40,6 +40,9 @@ func (j *Jobs) calendarCall(ctx context.Context, uri string, body []byte, auth f
 	if err := decode(body, &b, "calendar"); err != nil {
 		return protocol.Fail(err.Error())
 	}
+	if msg := outOfInt(intField{"id", int64(b.ID)}); msg != "" {
+		return protocol.Fail(msg)
+	}
 	who, err := auth()
 	if err != nil {
 		return j.failure(uri, err)

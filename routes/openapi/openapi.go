@@ -220,6 +220,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 		}
 		return who, nil
 	}
+	if field, bad := nulField(body); bad {
+		return protocol.Fail("invalid request, " + field + " may not hold a NUL character.")
+	}
 	if isWorkflowCall(uri) {
 		return j.workflowCall(ctx, uri, body, admit)
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -82,6 +83,13 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 	needID := uri == "updateWorkflow" || uri == "removeWorkflow" || uri == "triggerWorkflow" || uri == "listWorkflowRuns" ||
 		uri == "getWorkflow"
 	needRun := uri == "getWorkflowRun" || uri == "cancelWorkflowRun" || uri == "rerunWorkflowRun"
+	id := 0
+	if b.ID != nil {
+		id = *b.ID
+	}
+	if msg := outOfInt(intField{"id", int64(id)}, intField{"runTimeout", int64(b.RunTimeout)}); msg != "" {
+		return protocol.Fail(msg)
+	}
 	switch {
 	case needID && (b.ID == nil || *b.ID <= 0):
 		return protocol.Fail("invalid request, id missing or not a positive number.")
@@ -97,6 +105,9 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		target = strconv.Itoa(*b.ID)
 	}
 	denied := manage.Change{Action: workflowActions[uri], TargetKind: manage.TargetWorkflow, TargetID: target, Outcome: manage.OutcomeDenied}
+	if needRun {
+		denied.Fields = []manage.FieldChange{{Field: "runId", After: &[]string{strconv.FormatInt(*b.RunID, 10)}[0]}}
+	}
 	who, err := admit()
 	if err != nil {
 		return j.refused(ctx, uri, who, denied, err)
@@ -159,6 +170,10 @@ func (j *Jobs) workflowCall(ctx context.Context, uri string, body []byte, admit 
 		}
 	}
 	if err != nil {
+		var refused *manage.Error
+		if errors.As(err, &refused) && refused.Target != "" {
+			denied.TargetID = refused.Target // a run's workflow
+		}
 		return j.changeFailed(ctx, uri, p, denied, err)
 	}
 	j.Log.Info("job openapi call", "call", uri, "caller", who.who)

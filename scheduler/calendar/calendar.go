@@ -4,6 +4,7 @@
 package calendar
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -90,6 +91,9 @@ var weekdayNames = map[string]time.Weekday{"SUN": time.Sunday, "MON": time.Monda
 
 // Parse reads a calendar's spec; errors name the item at fault.
 func Parse(kind Kind, spec string) (*Set, error) {
+	if kind == ICS {
+		return parseICS(spec)
+	}
 	s := &Set{days: map[Day]bool{}, yearly: map[[2]int]bool{}}
 	items := splitItems(spec)
 	switch kind {
@@ -135,8 +139,6 @@ func Parse(kind Kind, spec string) (*Set, error) {
 		}
 		s.from, s.to = from, to
 		return s, nil
-	case ICS:
-		return parseICS(spec)
 	default:
 		return nil, fmt.Errorf("unknown calendar kind %q (one of %s)", kind, kindList())
 	}
@@ -173,10 +175,100 @@ func parseDay(s string) (Day, error) {
 	return DayOf(t, time.UTC), nil
 }
 
-// parseICS reads the events of an iCalendar file. Recurring events are refused: the
-// days would depend on expanding RRULE, which this admin does not do; list the days,
-// or use a yearly calendar.
+// Bounds of an iCalendar file, checked before it is parsed: the parser allocates
+// some 40 to 90 times a file's size and recurses once per nested component. Real
+// calendars (VCALENDAR, VEVENT, VALARM; VTIMEZONE, STANDARD) nest three deep.
+const (
+	MaxICSBytes      = 1 << 20
+	MaxICSLines      = 20000
+	MaxICSDepth      = 8
+	MaxICSComponents = 5000
+)
+
+// checkICS refuses, without parsing it, an iCalendar file past the bounds or whose
+// components do not nest (a BEGIN without its END, an END of another component): one
+// pass over the text, allocating nothing but a short buffer.
+func checkICS(spec string) error {
+	if len(spec) > MaxICSBytes {
+		return fmt.Errorf("the iCalendar file has %d bytes, more than %d", len(spec), MaxICSBytes)
+	}
+	var open []string // the names of the components open, outermost first
+	var head []byte   // the start of the content line being read, unfolded
+	lines, components := 0, 0
+	line := func(n int) error {
+		name, v, ok := bytes.Cut(head, []byte(":"))
+		if !ok {
+			return nil
+		}
+		if i := bytes.IndexByte(name, ';'); i >= 0 {
+			name = name[:i]
+		}
+		name = bytes.TrimSpace(name)
+		begin, end := bytes.EqualFold(name, []byte("BEGIN")), bytes.EqualFold(name, []byte("END"))
+		if !begin && !end {
+			return nil
+		}
+		value := strings.ToUpper(string(bytes.TrimSpace(v)))
+		switch {
+		case begin:
+			if components++; components > MaxICSComponents {
+				return fmt.Errorf("the iCalendar file has more than %d components (BEGIN lines)", MaxICSComponents)
+			}
+			if len(open) == MaxICSDepth {
+				return fmt.Errorf("line %d: BEGIN:%s nests more than %d components deep", n, value, MaxICSDepth)
+			}
+			open = append(open, value)
+		default:
+			if len(open) == 0 || open[len(open)-1] != value {
+				return fmt.Errorf("line %d: END:%s closes no open component", n, value)
+			}
+			open = open[:len(open)-1]
+		}
+		return nil
+	}
+	start := 0 // the physical line of the content line in head
+	for i, rest := 1, spec; rest != ""; i++ {
+		phys, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		phys = strings.TrimSuffix(phys, "\r")
+		if phys != "" && (phys[0] == ' ' || phys[0] == '\t') { // folded: the line goes on
+			if len(head) < 256 {
+				head = append(head, phys[1:min(len(phys), 257)]...)
+			}
+			continue
+		}
+		if start > 0 {
+			if err := line(start); err != nil {
+				return err
+			}
+		}
+		if phys == "" {
+			start = 0
+			continue
+		}
+		if lines++; lines > MaxICSLines {
+			return fmt.Errorf("the iCalendar file has more than %d lines", MaxICSLines)
+		}
+		head, start = append(head[:0], phys[:min(len(phys), 256)]...), i
+	}
+	if start > 0 {
+		if err := line(start); err != nil {
+			return err
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Errorf("BEGIN:%s has no END:%s", open[len(open)-1], open[len(open)-1])
+	}
+	return nil
+}
+
+// parseICS reads the events of an iCalendar file within the bounds (checkICS).
+// Recurring events are refused: the days would depend on expanding RRULE, which this
+// admin does not do; list the days, or use a yearly calendar.
 func parseICS(spec string) (*Set, error) {
+	if err := checkICS(spec); err != nil {
+		return nil, err
+	}
 	cal, err := ics.ParseCalendar(strings.NewReader(spec))
 	if err != nil {
 		return nil, fmt.Errorf("not an iCalendar file: %w", err)

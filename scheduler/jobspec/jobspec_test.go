@@ -175,6 +175,11 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				plan, text = apply(t, to, only, jobspec.Options{DryRun: true})
 				require.Contains(t, text, "? not in file job orders-executor/ship parcels")
 				require.Zero(t, plan.Count(jobspec.Delete))
+				// "nightly report" of the other group names it as a child: the child
+				// job goes first (here through a file of both groups without it).
+				unlinked := bytes.Replace(export(t, to, jobspec.Selection{}, jobspec.YAML), []byte("          - orders-executor/ship parcels\n"), nil, 1)
+				plan, text = apply(t, to, unlinked, jobspec.Options{})
+				require.Equal(t, 1, plan.Count(jobspec.Change), text)
 				plan, text = apply(t, to, only, jobspec.Options{Prune: true})
 				require.Equal(t, 1, plan.Count(jobspec.Delete), text)
 				require.Contains(t, text, "- delete job orders-executor/ship parcels")

@@ -379,6 +379,9 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			items = append(items, it)
 		}
 	}
+	if a.o.Prune {
+		a.refuseDanglingChildren(inFile)
+	}
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
@@ -486,6 +489,53 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 		return nil, a.errs
 	}
 	return plan, nil
+}
+
+// refuseDanglingChildren refuses to prune a job that a job staying in the database
+// and not in the file names as a child job (child_jobid): the id would be left behind
+// in that job, pointing at nothing (and at whatever job gets the id later). A parent
+// in the file is fine: its child jobs become the file's, which name no pruned job.
+func (a *applier) refuseDanglingChildren(inFile map[string]bool) {
+	pruned := map[int]*Group{}
+	for gi := range a.f.Groups {
+		g := &a.f.Groups[gi]
+		for _, j := range a.current[g.AppName] {
+			if !inFile[g.AppName+"/"+j.JobDesc] {
+				pruned[j.ID] = g
+			}
+		}
+	}
+	if len(pruned) == 0 {
+		return
+	}
+	for _, parent := range sortedByID(a.byID) {
+		app := a.appByID[parent.JobGroup]
+		if _, gone := pruned[parent.ID]; gone || (inFile[app+"/"+parent.JobDesc] && a.ids[app+"/"+parent.JobDesc] == parent.ID) {
+			continue
+		}
+		for _, item := range strings.Split(parent.ChildJobID, ",") {
+			id, err := strconv.Atoi(strings.TrimSpace(item))
+			if err != nil {
+				continue
+			}
+			g, ok := pruned[id]
+			if !ok {
+				continue
+			}
+			child := a.byID[id]
+			a.fail(g.line, "--prune would delete job %q (id %d), a child job of job %q (id %d), which is not in the file and would keep the dangling id: remove the child job from that job, or put that job in the file",
+				g.AppName+"/"+child.JobDesc, id, app+"/"+parent.JobDesc, parent.ID)
+		}
+	}
+}
+
+func sortedByID(m map[int]schema.Job) []schema.Job {
+	out := make([]schema.Job, 0, len(m))
+	for _, j := range m {
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(x, y schema.Job) int { return x.ID - y.ID })
+	return out
 }
 
 // update brings job id from before to want through the console's operations.

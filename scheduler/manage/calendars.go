@@ -2,6 +2,7 @@ package manage
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
@@ -116,11 +117,42 @@ func (s *Service) RemoveCalendar(ctx context.Context, p Principal, id int) error
 	return nil
 }
 
-// validateCalendars refuses ids of calendars that do not exist.
+// MaxJobCalendars bounds the exclusion calendars of a job, and of a preview: each
+// fire time is tested against each of them.
+const MaxJobCalendars = 50
+
+// calendarIDsLen is the size of xxl_admin_job_option.calendar_ids (varchar(255) on
+// MySQL and PostgreSQL), which holds the ids comma-separated.
+const calendarIDsLen = 255
+
+// validateCalendars drops repeated ids (in place, the first of each kept) and refuses
+// more than MaxJobCalendars calendars, a list the column cannot hold, and ids of
+// calendars that do not exist.
 func (s *Service) validateCalendars(ctx context.Context, ids *[]int) error {
 	if ids == nil || len(*ids) == 0 {
 		return nil
 	}
+	seen := make(map[int]bool, min(len(*ids), MaxJobCalendars+1))
+	uniq := make([]int, 0, min(len(*ids), MaxJobCalendars+1))
+	chars := -1
+	for _, id := range *ids {
+		if id <= 0 || id > math.MaxInt32 { // no calendar has it (an INT column)
+			return s.fail(NotFound, "console_not_found", fieldItem{"calendar", itoa(id)})
+		}
+		if seen[id] {
+			continue
+		}
+		if len(uniq) == MaxJobCalendars {
+			return s.fail(Invalid, "console_calendars_too_many", fieldName("calendars"), itoa(MaxJobCalendars))
+		}
+		seen[id] = true
+		uniq = append(uniq, id)
+		chars += 1 + len(itoa(id))
+	}
+	if chars > calendarIDsLen {
+		return s.fail(Invalid, "console_calendars_too_long", fieldName("calendars"), itoa(chars), itoa(calendarIDsLen))
+	}
+	*ids = uniq
 	found, err := s.store.LoadCalendars(ctx, *ids)
 	if err != nil {
 		return err

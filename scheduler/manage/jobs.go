@@ -501,6 +501,9 @@ func (s *Service) RemoveJob(ctx context.Context, p Principal, id int) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkJobUnused(ctx, id); err != nil {
+		return err
+	}
 	if err := s.store.DeleteJob(ctx, id); err != nil {
 		return err
 	}

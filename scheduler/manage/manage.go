@@ -169,6 +169,9 @@ type Error struct {
 	// Key is the message's text key ("console_login_local_user"), for callers that
 	// answer some failures their own way.
 	Key string
+	// Target is the id a denied change names in the audit log when the caller did not
+	// give it (the workflow of a run acted on by its run id); "" otherwise.
+	Target string
 	// args are Key's arguments as given — text, a field or a cron refusal — so that
 	// In can say the message in another language.
 	args []any

@@ -32,6 +32,8 @@ var workflowReasons = []struct {
 	{regexp.MustCompile(`^edge (.+): an output condition needs equals$`), "console_wf_equals"},
 	{regexp.MustCompile(`^has no nodes$`), "console_wf_no_nodes"},
 	{regexp.MustCompile(`^unknown time zone "(.*)": `), "console_unknown_zone"},
+	{regexp.MustCompile(`^the parameter template has (\d+) characters, more than (\d+)$`), "console_wf_param_len"},
+	{regexp.MustCompile(`^the parameter template has more than (\d+) references$`), "console_wf_param_refs"},
 }
 
 // workflowRefusal is a refused definition: Msg as the engine words it (what scripts

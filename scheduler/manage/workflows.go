@@ -3,7 +3,6 @@ package manage
 import (
 	"context"
 	"errors"
-	"math"
 	"strconv"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/workflow"
@@ -11,8 +10,10 @@ import (
 )
 
 // The rules of workflows for the console and the job OpenAPI: a caller reaches a
-// workflow when it may manage the executor groups of all its nodes' jobs, saves only
-// nodes of such groups, and every change is in the audit log. The engine
+// workflow when it may manage the executor groups its nodes' jobs are in now (not the
+// groups they were in when it was saved: a job moved to another group takes the
+// workflow with it), saves only nodes of such groups, and every change is in the audit
+// log. A run is reached by the groups of its own nodes' jobs. The engine
 // (scheduler/workflow) does the work.
 
 // errWorkflowsOff answers workflow calls of an admin without its workflow tables.
@@ -44,10 +45,36 @@ func (s *Service) reachWorkflow(ctx context.Context, p Principal, id int) (schem
 	if err != nil {
 		return w, s.workflowError(err)
 	}
-	if !workflow.Reaches(w, p.CanGroup) {
+	ok, err := s.reachesJobs(ctx, p, workflow.JobIDs(w.Graph))
+	if err != nil {
+		return w, err
+	}
+	if !ok {
 		return w, s.errDenied()
 	}
 	return w, nil
+}
+
+// reachesJobs reports whether p may manage the groups the jobs are in now. A job that
+// is gone has no group: only administrators reach what refers to it, and what refers
+// to no job (a hand-edited graph).
+func (s *Service) reachesJobs(ctx context.Context, p Principal, ids []int) (bool, error) {
+	if p.Admin() {
+		return true, nil
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	jobs, err := s.store.LoadJobs(ctx, ids)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if j, ok := jobs[id]; !ok || !p.CanGroup(j.JobGroup) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // SaveWorkflow adds (d.ID 0) or updates a workflow and returns its id. The caller
@@ -81,7 +108,8 @@ func (s *Service) SaveWorkflow(ctx context.Context, p Principal, d workflow.Defi
 // long.
 var workflowRules = &FieldRules{Skip: []string{"id", "triggerNextTime", "addTime", "updateTime"}, Digest: []string{"graph"}}
 
-// RemoveWorkflow deletes a workflow the caller reaches; its runs stay.
+// RemoveWorkflow deletes a workflow the caller reaches with its runs (those under way
+// are cancelled first).
 func (s *Service) RemoveWorkflow(ctx context.Context, p Principal, id int) error {
 	w, err := s.reachWorkflow(ctx, p, id)
 	if err != nil {
@@ -127,20 +155,18 @@ func (s *Service) reachRun(ctx context.Context, p Principal, runID int64) (schem
 	if err != nil {
 		return r, nil, err
 	}
-	if !p.Admin() {
-		ids := make([]int, len(nodes))
-		for i, n := range nodes {
-			ids[i] = n.JobID
-		}
-		jobs, err := s.store.LoadJobs(ctx, ids)
-		if err != nil {
-			return r, nil, err
-		}
-		for _, n := range nodes {
-			if j, ok := jobs[n.JobID]; !ok || !p.CanGroup(j.JobGroup) {
-				return r, nil, s.errDenied() // a deleted job's group is unknown: administrators only
-			}
-		}
+	ids := make([]int, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.JobID
+	}
+	ok, err := s.reachesJobs(ctx, p, ids)
+	if err != nil {
+		return r, nil, err
+	}
+	if !ok {
+		e := s.errDenied()
+		e.Target = itoa(r.WorkflowID)
+		return r, nil, e
 	}
 	return r, nodes, nil
 }
@@ -151,12 +177,18 @@ func (s *Service) GetWorkflowRun(ctx context.Context, p Principal, runID int64) 
 }
 
 // ListWorkflowRuns lists a page of the runs of a workflow the caller reaches, newest
-// first, and how many it has.
+// first, and how many there are: of a normal user, only the runs it reaches by their
+// own nodes (a run that started with a node the workflow has no longer, of a group the
+// user may not manage, is left out with its input).
 func (s *Service) ListWorkflowRuns(ctx context.Context, p Principal, id, offset, limit int) ([]schema.WorkflowRun, int, error) {
 	if _, err := s.reachWorkflow(ctx, p, id); err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListWorkflowRuns(ctx, id, offset, limit)
+	var groups []int // nil: every run
+	if !p.Admin() {
+		groups = p.Groups()
+	}
+	return s.store.ListWorkflowRuns(ctx, id, groups, offset, limit)
 }
 
 // CancelWorkflowRun cancels a running run; RerunWorkflowRun runs a failed or cancelled
@@ -191,27 +223,15 @@ func (s *Service) GetWorkflow(ctx context.Context, p Principal, id int) (schema.
 }
 
 // ListWorkflows lists a page of the workflows the caller reaches whose name contains
-// name, newest first, and how many there are. A normal user's page is cut from every
-// matching workflow (a workflow's groups are a list, not a column to filter on).
+// name, newest first, and how many there are. A normal user's are filtered in SQL by
+// the groups their jobs are in now; no graph is read but those of the page.
 func (s *Service) ListWorkflows(ctx context.Context, p Principal, name string, offset, limit int) ([]schema.Workflow, int, error) {
 	if s.wf == nil {
 		return nil, 0, s.errWorkflowsOff()
 	}
-	if p.Admin() {
-		return s.store.ListWorkflows(ctx, name, offset, limit)
+	var groups []int // nil: every workflow
+	if !p.Admin() {
+		groups = p.Groups()
 	}
-	all, _, err := s.store.ListWorkflows(ctx, name, 0, math.MaxInt32)
-	if err != nil {
-		return nil, 0, err
-	}
-	var mine []schema.Workflow
-	for _, w := range all {
-		if workflow.Reaches(w, p.CanGroup) {
-			mine = append(mine, w)
-		}
-	}
-	if offset >= len(mine) {
-		return nil, len(mine), nil
-	}
-	return mine[offset:min(offset+limit, len(mine))], len(mine), nil
+	return s.store.ListWorkflows(ctx, name, groups, offset, limit)
 }

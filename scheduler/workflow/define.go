@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/route"
@@ -72,6 +74,18 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	if d.Name == "" || len([]rune(d.Name)) > 128 {
 		return nil, refuse("", "the name must hold 1 to 128 characters")
 	}
+	// The columns' sizes and PostgreSQL's text, which holds no NUL character.
+	for _, f := range []struct {
+		what, v string
+		max     int
+	}{{"the name", d.Name, 128}, {"the schedule", d.ScheduleConf, 128}, {"the time zone", d.TimeZone, 64}} {
+		if strings.ContainsRune(f.v, 0) {
+			return nil, refuse("", "%s may not hold a NUL character", f.what)
+		}
+		if n := utf8.RuneCountInString(f.v); n > f.max {
+			return nil, refuse("", "%s may hold at most %d characters", f.what, f.max)
+		}
+	}
 	switch d.ScheduleType {
 	case ScheduleCron, ScheduleFixRate:
 		if _, _, err := e.sched.NextFireTime(schema.Job{ScheduleType: d.ScheduleType, ScheduleConf: d.ScheduleConf}, e.clock.Now()); err != nil {
@@ -93,12 +107,22 @@ func (e *Engine) Validate(ctx context.Context, d Definition, may MayManage) ([]i
 	if d.RunTimeout < 0 {
 		return nil, refuse("", "the run timeout cannot be negative")
 	}
+	if d.RunTimeout > math.MaxInt32 {
+		return nil, refuse("", "the run timeout may be at most %d seconds", math.MaxInt32)
+	}
 	if d.TimeZone != "" {
 		if _, err := scheduler.LoadZone(d.TimeZone); err != nil {
 			return nil, refuse("", "%s", err.Error())
 		}
 	}
-	if _, err := check(d.Graph); err != nil {
+	if err := checkGraphSize(d.Graph); err != nil {
+		return nil, err
+	}
+	p, err := check(d.Graph)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.firstBroken(); err != nil {
 		return nil, err
 	}
 	ids := make([]int, 0, len(d.Graph.Nodes))
@@ -172,7 +196,11 @@ func scheduleOf(w schema.Workflow) schema.Job {
 	return schema.Job{ScheduleType: w.ScheduleType, ScheduleConf: w.ScheduleConf, TimeZone: w.TimeZone}
 }
 
-// Remove deletes a workflow definition; its runs stay, and those under way finish.
+// Remove deletes a workflow definition and its runs: those under way are cancelled
+// first (their running nodes killed), then every run is deleted with its nodes, even
+// when the caller goes away meanwhile. The definition is gone once Remove returns nil;
+// a clean-up cut short (logged) leaves runs of a workflow that is gone, which the log
+// retention deletes once ended.
 func (e *Engine) Remove(ctx context.Context, id int) error {
 	found, err := e.store.DeleteWorkflow(ctx, id)
 	if err != nil {
@@ -181,21 +209,32 @@ func (e *Engine) Remove(ctx context.Context, id int) error {
 	if !found {
 		return schema.ErrNotFound
 	}
+	ctx = context.WithoutCancel(ctx)
+	err = e.cancelRunsOf(ctx, id)
+	if err == nil {
+		_, err = e.store.ClearWorkflowRuns(ctx, schema.RunClearFilter{WorkflowID: id})
+	}
+	if err != nil {
+		e.log.Warn("could not delete every run of a removed workflow; the log retention deletes the rest once ended",
+			"workflow_id", id, "err", err)
+	}
 	return nil
 }
 
-// Reaches reports whether a caller that may manage the groups may reaches a workflow:
-// every group of its nodes must be one of them.
-func Reaches(w schema.Workflow, may MayManage) bool {
-	if may == nil {
-		return true
+// JobIDs are the jobs of a stored graph's nodes, each once, in node order; none for a
+// graph that cannot be read (a hand edit).
+func JobIDs(graph string) []int {
+	g, err := ParseGraph(graph)
+	if err != nil {
+		return nil
 	}
-	for _, g := range w.Groups {
-		if !may(g) {
-			return false
+	var ids []int
+	for _, n := range g.Nodes {
+		if !slices.Contains(ids, n.JobID) {
+			ids = append(ids, n.JobID)
 		}
 	}
-	return true
+	return ids
 }
 
 // IsRefusal reports whether err is a definition refused on save (*Error).

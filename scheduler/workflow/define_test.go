@@ -73,6 +73,16 @@ func TestValidate(t *testing.T) {
 			Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}}, "workflow: a workflow without a schedule cannot be scheduled"},
 		{"policy", workflow.Definition{Name: "w", FailurePolicy: "IGNORE", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
 			`workflow: unknown failure policy "IGNORE" (STOP, CONTINUE)`},
+		{"NUL in the name", workflow.Definition{Name: "a\x00b", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the name may not hold a NUL character"},
+		{"long schedule of NONE", workflow.Definition{Name: "w", ScheduleConf: strings.Repeat("x", 129), Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the schedule may hold at most 128 characters"},
+		{"long zone", workflow.Definition{Name: "w", TimeZone: strings.Repeat("A", 65), Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the time zone may hold at most 64 characters"},
+		{"run timeout past 32 bits", workflow.Definition{Name: "w", RunTimeout: 1 << 31, Graph: workflow.Graph{Nodes: []workflow.Node{n("a", j1, "")}}},
+			"workflow: the run timeout may be at most 2147483647 seconds"},
+		{"job id past 32 bits", workflow.Definition{Name: "w", Graph: workflow.Graph{Nodes: []workflow.Node{n("a", 1<<31, "")}}},
+			`workflow node "a": job 2147483648 does not exist`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := b.a().eng.Validate(b.ctx, c.d, mine)
@@ -97,8 +107,8 @@ func TestValidate(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// Save inserts, then updates; a run keeps the graph it started with; Remove leaves
-// the runs.
+// Save inserts, then updates; a run keeps the graph it started with; Remove cancels
+// the runs under way and deletes every run with its nodes.
 func TestSaveAndRemove(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "sqlite", 1)
@@ -112,8 +122,8 @@ func TestSaveAndRemove(t *testing.T) {
 	require.Equal(t, workflow.ScheduleNone, w.ScheduleType)
 	require.Equal(t, workflow.PolicyStop, w.FailurePolicy)
 	require.Equal(t, "alice", w.Author)
-	require.True(t, workflow.Reaches(w, func(g int) bool { return g == b.group }))
-	require.False(t, workflow.Reaches(w, func(int) bool { return false }))
+	require.Equal(t, []int{j}, workflow.JobIDs(w.Graph))
+	require.Empty(t, workflow.JobIDs("{nodes"), "a graph that cannot be read refers to no job")
 
 	b.ex.Handle("a", executortestSlow())
 	run, err := b.a().eng.StartRun(b.ctx, id, "", "MANUAL", "alice")
@@ -131,9 +141,9 @@ func TestSaveAndRemove(t *testing.T) {
 	require.ErrorIs(t, b.a().eng.Remove(b.ctx, id), schema.ErrNotFound)
 	_, err = b.a().eng.Save(b.ctx, d, "bob", nil)
 	require.ErrorIs(t, err, schema.ErrNotFound, "an update of a removed workflow")
-	require.NoError(t, b.a().eng.Cancel(b.ctx, run, "test over"))
-	r, _ := b.waitRun(t, run)
-	require.Equal(t, schema.WorkflowCancelled, r.State, "the run outlived its definition")
+	_, err = b.store.LoadWorkflowRun(b.ctx, run)
+	require.ErrorIs(t, err, schema.ErrNotFound, "the run under way went with its definition")
+	require.Empty(t, b.nodes(t, run))
 }
 
 func executortestSlow() executortest.Behavior { return executortest.Behavior{RunTime: time.Minute} }
@@ -156,6 +166,6 @@ func TestSizeLimits(t *testing.T) {
 	require.NoError(t, err)
 	r, ns := b.waitRun(t, id)
 	require.Equal(t, schema.WorkflowFailed, r.State)
-	require.Equal(t, "the rendered parameter has 20000 characters, more than the 16383 a log row's executor_param holds", ns["B"].Msg)
+	require.Equal(t, "the rendered parameter has more than the 16383 characters a log row's executor_param holds", ns["B"].Msg)
 	require.Empty(t, b.runs("b"))
 }

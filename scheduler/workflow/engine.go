@@ -458,13 +458,31 @@ func (e *Engine) StartRun(ctx context.Context, workflowID int, input, triggerTyp
 	return id, nil
 }
 
+// insertRun stores a new run of w linked to the version of w's graph (added when it
+// is new), and its node rows, in one transaction.
 func (e *Engine) insertRun(ctx context.Context, w schema.Workflow, input, triggerType string, planned time.Time, user string) (int64, error) {
 	g, err := ParseGraph(w.Graph)
 	if err != nil {
 		return 0, err
 	}
 	now := e.clock.Now().UnixMilli()
-	r := schema.WorkflowRun{WorkflowID: w.ID, Graph: w.Graph, FailurePolicy: w.FailurePolicy, State: schema.WorkflowRunning,
+	var id int64
+	err = e.store.InTx(ctx, func(ctx context.Context) error {
+		var graphID int64
+		if e.store.WorkflowGraphsEnabled() {
+			if graphID, err = e.store.WorkflowGraphID(ctx, w.ID, w.Graph, now); err != nil {
+				return err
+			}
+		}
+		id, err = e.insertRunRows(ctx, w, g, graphID, input, triggerType, planned, user, now)
+		return err
+	})
+	return id, err
+}
+
+func (e *Engine) insertRunRows(ctx context.Context, w schema.Workflow, g Graph, graphID int64, input, triggerType string,
+	planned time.Time, user string, now int64) (int64, error) {
+	r := schema.WorkflowRun{WorkflowID: w.ID, Graph: w.Graph, GraphID: graphID, FailurePolicy: w.FailurePolicy, State: schema.WorkflowRunning,
 		Input: input, TriggerType: triggerType, FireTime: planned.UnixMilli(), StartTime: now, CheckTime: now + CheckAfter.Milliseconds(),
 		CreateUser: user}
 	if w.RunTimeout > 0 {

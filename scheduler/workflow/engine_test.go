@@ -73,7 +73,12 @@ func setupAlarms(t *testing.T, kind string, n int, mailer scheduler.Mailer) *tes
 	case "mysql":
 		db, st := schematest.New(t, schema.Layout34)
 		b.store, b.loc = st, db.Loc
-		open = func() *schema.Store { return schema.NewStore(db.SQL, schema.MySQL{}, st.Layout()) }
+		open = func() *schema.Store {
+			s := schema.NewStore(db.SQL, schema.MySQL{}, st.Layout())
+			_, err := s.HasWorkflowTables(b.ctx) // as OpenStore does
+			require.NoError(t, err)
+			return s
+		}
 	case "postgres":
 		p, st := schematest.NewPostgres(t)
 		b.store, b.loc = st, p.Loc

@@ -3,6 +3,7 @@ package workflow
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,9 +47,6 @@ type Edge struct {
 	// Equals is the value WhenOutput compares with.
 	Equals *string `json:"equals,omitempty"`
 }
-
-// MaxNodes bounds a workflow's size.
-const MaxNodes = 200
 
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
@@ -96,9 +94,14 @@ type plan struct {
 	in, out   map[string][]Edge
 	ancestors map[string]map[string]bool
 	templates map[string]*template.Template
+	// broken are the refusals of the nodes whose template cannot be used, by node; a
+	// run's graph stored before a check existed may have them (the node fails).
+	broken map[string]error
 }
 
-// check validates the graph's shape: names, edges, cycles, templates.
+// check validates the graph's shape: names, edges, cycles. The refusals of the nodes'
+// templates are in the plan's broken: save refuses them (firstBroken), a run fails
+// their nodes.
 func check(g Graph) (*plan, error) {
 	if len(g.Nodes) == 0 {
 		return nil, refuse("", "has no nodes")
@@ -107,7 +110,8 @@ func check(g Graph) (*plan, error) {
 		return nil, refuse("", "has %d nodes, more than %d", len(g.Nodes), MaxNodes)
 	}
 	p := &plan{g: g, index: map[string]int{}, in: map[string][]Edge{}, out: map[string][]Edge{},
-		ancestors: map[string]map[string]bool{}, templates: map[string]*template.Template{}}
+		ancestors: map[string]map[string]bool{}, templates: map[string]*template.Template{},
+		broken: map[string]error{}}
 	for i, n := range g.Nodes {
 		if !nodeName.MatchString(n.Name) {
 			return nil, refuse(n.Name, "the name must start with a letter and hold only letters, digits, _ and - (at most 64)")
@@ -120,6 +124,9 @@ func check(g Graph) (*plan, error) {
 		}
 		if n.JobID <= 0 {
 			return nil, refuse(n.Name, "has no job")
+		}
+		if n.JobID > math.MaxInt32 { // no job has it (an INT column), and PostgreSQL refuses to compare
+			return nil, refuse(n.Name, "job %d does not exist", n.JobID)
 		}
 		p.index[n.Name] = i
 	}
@@ -179,16 +186,33 @@ func check(g Graph) (*plan, error) {
 		}
 		t, err := template.Parse(n.Param)
 		if err != nil {
-			return nil, refuse(n.Name, "%v", err)
+			p.broken[n.Name] = refuse(n.Name, "%v", err)
+			continue
 		}
 		for _, r := range t.Refs() {
 			if r.Node != template.Run && !p.ancestors[n.Name][r.Node] {
-				return nil, refuse(n.Name, "%s refers to %q, which is not a node this one runs after", r.Text, r.Node)
+				err = refuse(n.Name, "%s refers to %q, which is not a node this one runs after", r.Text, r.Node)
+				break
 			}
+		}
+		if err != nil {
+			p.broken[n.Name] = err
+			continue
 		}
 		p.templates[n.Name] = t
 	}
 	return p, nil
+}
+
+// firstBroken is the refusal of the first node, in definition order, whose template
+// cannot be used; nil when there is none.
+func (p *plan) firstBroken() error {
+	for _, n := range p.g.Nodes {
+		if err := p.broken[n.Name]; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sort orders the nodes so that every edge goes forward (Kahn's algorithm, stable in

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/alarm"
@@ -195,6 +194,8 @@ type step struct {
 	endedFailed bool
 	// results are the log outcomes of the running nodes, read with them (lockedMany).
 	results map[int64]schema.LogResult
+	// outputs are the parents' outputs decoded for output conditions (holds).
+	outputs map[string]template.JSON
 }
 
 // advanceMany advances runs in one transaction: their rows are locked in one
@@ -399,7 +400,7 @@ func (s *step) decide() {
 				blocked = true
 				break
 			}
-			if why == "" && !holds(e, parent) {
+			if why == "" && !s.holds(e, parent) {
 				why = fmt.Sprintf("edge %s → %s (%s) does not hold: %s is %s", e.From, e.To, whenText(e), e.From, parent.State)
 			}
 		}
@@ -422,6 +423,13 @@ func (s *step) decide() {
 
 // render is the node's parameter: its template filled in, or its job's own parameter.
 func (s *step) render(name string) (string, error) {
+	if err := s.p.broken[name]; err != nil {
+		var ref *Error
+		if errors.As(err, &ref) {
+			return "", errors.New(ref.Msg)
+		}
+		return "", err
+	}
 	t := s.p.templates[name]
 	if t == nil {
 		j, ok, err := s.job(s.nodes[name].JobID)
@@ -434,15 +442,13 @@ func (s *step) render(name string) (string, error) {
 	for name, n := range s.nodes {
 		outs[name] = n.Output
 	}
+	max := s.e.paramMax()
 	p, err := t.Render(template.Values{Outputs: outs, RunID: s.run.ID, Input: s.run.Input,
-		FireTime: time.UnixMilli(s.run.FireTime).In(s.e.loc).Format(time.DateTime)})
-	if err != nil {
-		return "", err
+		FireTime: time.UnixMilli(s.run.FireTime).In(s.e.loc).Format(time.DateTime), Max: max})
+	if errors.Is(err, template.ErrTooLong) {
+		return "", fmt.Errorf("the rendered parameter has more than the %d characters a log row's executor_param holds", max)
 	}
-	if n, max := utf8.RuneCountInString(p), s.e.paramMax(); n > max {
-		return "", fmt.Errorf("the rendered parameter has %d characters, more than the %d a log row's executor_param holds", n, max)
-	}
-	return p, nil
+	return p, err
 }
 
 // paramMax is the size of xxl_job_log.executor_param: varchar(512) on 2.x, TEXT from
@@ -454,8 +460,9 @@ func (e *Engine) paramMax() int {
 	return 65535 / 4
 }
 
-// holds reports whether an edge lets its child run, given its final parent.
-func holds(e Edge, parent *schema.NodeRun) bool {
+// holds reports whether an edge lets its child run, given its final parent. A
+// parent's output is decoded once per advance, however many output conditions read it.
+func (s *step) holds(e Edge, parent *schema.NodeRun) bool {
 	switch parent.State {
 	case schema.WorkflowSucceeded:
 		switch e.When {
@@ -468,7 +475,15 @@ func holds(e Edge, parent *schema.NodeRun) bool {
 				if err != nil {
 					return false
 				}
-				if v, err = template.Field(v, path); err != nil {
+				doc, ok := s.outputs[parent.Node]
+				if !ok {
+					doc = template.DecodeJSON(v)
+					if s.outputs == nil {
+						s.outputs = map[string]template.JSON{}
+					}
+					s.outputs[parent.Node] = doc
+				}
+				if v, err = doc.Field(path); err != nil {
 					return false
 				}
 			}

@@ -323,7 +323,7 @@ func TestSchedule(t *testing.T) {
 		go func() { defer wg.Done(); require.NoError(t, a.eng.ScheduleOnce(b.ctx)) }()
 	}
 	wg.Wait()
-	runs, total, err := b.store.ListWorkflowRuns(b.ctx, wf, 0, 10)
+	runs, total, err := b.store.ListWorkflowRuns(b.ctx, wf, nil, 0, 10)
 	require.NoError(t, err)
 	require.Equal(t, 1, total, "one planned time, one run")
 	require.Equal(t, "CRON", runs[0].TriggerType)
@@ -332,7 +332,7 @@ func TestSchedule(t *testing.T) {
 
 	b.clock.Advance(time.Minute) // the next time (t0+20 s) is 50 s late
 	require.NoError(t, b.a().eng.ScheduleOnce(b.ctx))
-	_, total, err = b.store.ListWorkflowRuns(b.ctx, wf, 0, 10)
+	_, total, err = b.store.ListWorkflowRuns(b.ctx, wf, nil, 0, 10)
 	require.NoError(t, err)
 	require.Equal(t, 1, total, "DO_NOTHING skips a misfire")
 	w, err = b.store.LoadWorkflow(b.ctx, wf)
@@ -459,7 +459,7 @@ func TestScheduleInZone(t *testing.T) {
 
 			b.clock.Advance(first.Sub(b.clock.Now()))
 			require.NoError(t, b.a().eng.ScheduleOnce(b.ctx))
-			runs, total, err := b.store.ListWorkflowRuns(b.ctx, wf, 0, 10)
+			runs, total, err := b.store.ListWorkflowRuns(b.ctx, wf, nil, 0, 10)
 			require.NoError(t, err)
 			require.Equal(t, 1, total)
 			require.Equal(t, first.UnixMilli(), runs[0].FireTime)

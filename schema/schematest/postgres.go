@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
 
@@ -44,7 +46,7 @@ func PostgresConfig(t testing.TB) *pgx.ConnConfig {
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		t.Skipf("no PostgreSQL server answers at %s:%d (set XXL_TEST_POSTGRES_DSN): %v", cfg.Host, cfg.Port, oneLine(err))
+		ci.Skip(t, fmt.Sprintf("no PostgreSQL server answers at %s:%d (set XXL_TEST_POSTGRES_DSN): %v", cfg.Host, cfg.Port, oneLine(err)))
 	}
 	_ = conn.Close(ctx)
 	return cfg

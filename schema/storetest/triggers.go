@@ -13,6 +13,28 @@ import (
 )
 
 func runTriggers(t *testing.T, setup setupFunc) {
+	t.Run("TriggersOf", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		at := b.at("2024-05-01 10:00:00")
+		j := b.job(t, 1, nil)
+		ts := []schema.PendingTrigger{
+			{JobGroup: 1, JobID: j, Type: "RETRY", FailRetryCount: 1, NotBefore: at.Add(1500 * time.Millisecond)},
+			{JobGroup: 1, JobID: j, Type: "MANUAL", FailRetryCount: -1, NotBefore: at},
+		}
+		require.NoError(t, b.st.InsertTriggers(b.ctx, schema.ClaimPrefix+"inst_a:1", ts))
+		got, err := b.st.TriggersOf(b.ctx, []int64{ts[0].LogID, ts[1].LogID, ts[1].LogID + 1000})
+		require.NoError(t, err)
+		require.Len(t, got, 2, "a log without a trigger row is left out")
+		retry := got[ts[0].LogID]
+		require.Equal(t, []any{j, "RETRY", 1, at.Add(1500 * time.Millisecond).UnixMilli()},
+			[]any{retry.JobID, retry.Type, retry.FailRetryCount, retry.NotBefore.UnixMilli()})
+		require.Equal(t, "MANUAL", got[ts[1].LogID].Type)
+		none, err := b.st.TriggersOf(b.ctx, nil)
+		require.NoError(t, err)
+		require.Empty(t, none)
+	})
+
 	t.Run("AcceptDispatchResolve", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

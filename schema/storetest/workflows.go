@@ -49,18 +49,18 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 				MisfireStrategy: "DO_NOTHING", FailurePolicy: "STOP", AddTime: 1, UpdateTime: 1})
 			require.NoError(t, err)
 		}
-		ws, total, err := b.st.ListWorkflows(b.ctx, "", 0, 3)
+		ws, total, err := b.st.ListWorkflows(b.ctx, "", nil, 0, 3)
 		require.NoError(t, err)
 		require.Equal(t, 5, total)
 		require.Equal(t, []string{"report_3", "report_2", "report_1"}, []string{ws[0].Name, ws[1].Name, ws[2].Name}, "newest first")
-		ws, total, err = b.st.ListWorkflows(b.ctx, "REPORT_", 3, 3)
+		ws, total, err = b.st.ListWorkflows(b.ctx, "REPORT_", nil, 3, 3)
 		require.NoError(t, err)
 		require.Equal(t, 4, total, "the search ignores case")
 		require.Len(t, ws, 1)
-		_, total, err = b.st.ListWorkflows(b.ctx, "_0", 0, 10)
+		_, total, err = b.st.ListWorkflows(b.ctx, "_0", nil, 0, 10)
 		require.NoError(t, err)
 		require.Equal(t, 1, total, "_ is literal")
-		_, total, err = b.st.ListWorkflows(b.ctx, "%x", 0, 10)
+		_, total, err = b.st.ListWorkflows(b.ctx, "%x", nil, 0, 10)
 		require.NoError(t, err)
 		require.Equal(t, 0, total)
 
@@ -70,7 +70,7 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		got, err = b.st.LoadWorkflow(b.ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, "Asia/Tokyo", got.TimeZone)
-		ws, _, err = b.st.ListWorkflows(b.ctx, "renamed", 0, 10)
+		ws, _, err = b.st.ListWorkflows(b.ctx, "renamed", nil, 0, 10)
 		require.NoError(t, err)
 		require.Equal(t, "Asia/Tokyo", ws[0].TimeZone)
 		require.NoError(t, b.st.InTx(b.ctx, func(ctx context.Context) error {
@@ -157,7 +157,7 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		require.ErrorIs(t, err, schema.ErrNotFound)
 		_, err = b.st.InsertWorkflowRun(b.ctx, run, []schema.NodeRun{{Node: "a"}, {Node: "a"}})
 		require.Error(t, err, "a node name once per run")
-		runs, total, err := b.st.ListWorkflowRuns(b.ctx, 7, 0, 10)
+		runs, total, err := b.st.ListWorkflowRuns(b.ctx, 7, nil, 0, 10)
 		require.NoError(t, err)
 		require.Equal(t, 1, total, "the failed insert left no run behind")
 		require.Equal(t, id, runs[0].ID)
@@ -310,6 +310,112 @@ func runWorkflows(t *testing.T, setup setupFunc) {
 		want, err := b.st.LoadGroup(b.ctx, g)
 		require.NoError(t, err)
 		require.Equal(t, map[int]schema.Group{g: want}, groups, "a job's missing group has no entry")
+	})
+	t.Run("GroupsAndVersions", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		ga, gb := b.group(t, "wf-a", "a", 1, ""), b.group(t, "wf-b", "b", 1, "")
+		ja, jb := b.job(t, ga, nil), b.job(t, gb, nil)
+		graph := func(jobs ...int) string {
+			s := `{"nodes":[`
+			for i, j := range jobs {
+				if i > 0 {
+					s += ","
+				}
+				s += fmt.Sprintf(`{"name":"n%d","jobId":%d}`, i, j)
+			}
+			return s + `],"edges":[]}`
+		}
+		add := func(name, g string) int {
+			id, err := b.st.InsertWorkflow(b.ctx, schema.Workflow{Name: name, Graph: g, ScheduleType: "NONE", MisfireStrategy: "DO_NOTHING",
+				FailurePolicy: "STOP", AddTime: 1, UpdateTime: 1})
+			require.NoError(t, err)
+			return id
+		}
+		onlyA, both, none := add("a", graph(ja)), add("ab", graph(ja, jb)), add("none", "{nodes")
+		names := func(groups []int) []string {
+			ws, total, err := b.st.ListWorkflows(b.ctx, "", groups, 0, 10)
+			require.NoError(t, err)
+			out := []string{}
+			for _, w := range ws {
+				out = append(out, w.Name)
+			}
+			require.Len(t, out, total)
+			return out
+		}
+		require.Equal(t, []string{"a"}, names([]int{ga}))
+		require.Equal(t, []string{"ab", "a"}, names([]int{ga, gb}))
+		require.Empty(t, names([]int{}))
+		require.Equal(t, []string{"none", "ab", "a"}, names(nil), "every one, the unreadable graph too")
+		wfs, err := b.st.WorkflowsOfJob(b.ctx, jb, 5)
+		require.NoError(t, err)
+		require.Equal(t, []int{both}, wfs)
+		b.exec(t, "UPDATE xxl_job_info SET job_group = ? WHERE id = ?", gb, ja)
+		require.Empty(t, names([]int{ga}), "the jobs' groups now decide")
+		require.Equal(t, []string{"ab", "a"}, names([]int{gb}))
+		b.exec(t, "DELETE FROM "+schema.WorkflowJobTable)
+		n, err := b.st.SyncWorkflowJobs(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, 3, n)
+		require.Equal(t, []string{"ab", "a"}, names([]int{gb}), "job rows written again from the graphs")
+		_ = none
+
+		// Runs share a version; a run's list is filtered by its own nodes' groups.
+		v1, err := b.st.WorkflowGraphID(b.ctx, onlyA, graph(ja), 5)
+		require.NoError(t, err)
+		again, err := b.st.WorkflowGraphID(b.ctx, onlyA, graph(ja), 6)
+		require.NoError(t, err)
+		require.Equal(t, v1, again)
+		run := func(job int, version int64, state string, start int64) int64 {
+			id, err := b.st.InsertWorkflowRun(b.ctx, schema.WorkflowRun{WorkflowID: onlyA, Graph: graph(job), GraphID: version,
+				FailurePolicy: "STOP", State: state, TriggerType: "API", StartTime: start},
+				[]schema.NodeRun{{Node: "n0", JobID: job, State: schema.WorkflowSucceeded, LogID: start, Output: "out", Param: "p"}})
+			require.NoError(t, err)
+			return id
+		}
+		r1, r2, r3 := run(ja, v1, schema.WorkflowSucceeded, 100), run(jb, 0, schema.WorkflowFailed, 200), run(ja, v1, schema.WorkflowRunning, 50)
+		got, err := b.st.LoadWorkflowRun(b.ctx, r1)
+		require.NoError(t, err)
+		require.Equal(t, graph(ja), got.Graph, "read from its version")
+		locked, err := b.st.LockWorkflowRuns(b.ctx, []int64{r1, r2})
+		require.NoError(t, err)
+		require.Equal(t, graph(jb), locked[1].Graph, "a run with its own copy")
+		runs, total, err := b.st.ListWorkflowRuns(b.ctx, onlyA, []int{gb}, 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, 3, total)
+		require.Empty(t, runs[0].Graph, "the list carries no graph")
+		b.exec(t, "UPDATE xxl_job_info SET job_group = ? WHERE id = ?", ga, ja)
+		runs, total, err = b.st.ListWorkflowRuns(b.ctx, onlyA, []int{gb}, 0, 10)
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
+		require.Equal(t, r2, runs[0].ID)
+
+		// The retention deletes the ended runs that started by then, and versions no
+		// run uses but the newest.
+		v2, err := b.st.WorkflowGraphID(b.ctx, onlyA, graph(ja, ja), 7)
+		require.NoError(t, err)
+		v3, err := b.st.WorkflowGraphID(b.ctx, onlyA, graph(jb, jb), 8)
+		require.NoError(t, err)
+		gone, err := b.st.ClearWorkflowRuns(b.ctx, schema.RunClearFilter{Before: 150, Batch: 1})
+		require.NoError(t, err)
+		require.Equal(t, int64(1), gone, "r1 only: r2 started later, r3 runs")
+		_, err = b.st.LoadWorkflowRun(b.ctx, r1)
+		require.ErrorIs(t, err, schema.ErrNotFound)
+		ns, err := b.st.WorkflowNodeRuns(b.ctx, r1)
+		require.NoError(t, err)
+		require.Empty(t, ns)
+		for _, v := range []struct {
+			id   int64
+			kept bool
+		}{{v1, true}, {v2, false}, {v3, true}} {
+			var n int
+			require.NoError(t, b.st.DB().QueryRowContext(b.ctx, "SELECT COUNT(*) FROM "+schema.WorkflowGraphTable+" WHERE id = "+fmt.Sprint(v.id)).Scan(&n))
+			require.Equal(t, v.kept, n == 1, "version %d: used by r3, unused, newest", v.id)
+		}
+		gone, err = b.st.ClearWorkflowRuns(b.ctx, schema.RunClearFilter{WorkflowID: onlyA})
+		require.NoError(t, err)
+		require.Equal(t, int64(2), gone, "a workflow's runs, running or not")
+		_ = r3
 	})
 	t.Run("LockOrdersAdvances", func(t *testing.T) {
 		t.Parallel()

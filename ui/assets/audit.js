@@ -51,7 +51,24 @@
     return el('li', {}, parts);
   }
 
-  function changes(list) {
+  // signInSentence says what a sign-in started (its session and remember fields) in
+  // words, and returns the other fields (a provider's) to list as they are.
+  function signInSentence(list) {
+    const field = (name) => list.find((c) => c && c.field === name);
+    const session = field('session');
+    if (!session || (session.after !== 'token' && session.after !== 'identity')) return { rest: list };
+    const remember = field('remember');
+    const kept = remember && String(remember.after) === 'true';
+    const text = t('audit_signin_sentence', session.after === 'token' ? t('audit_signin_token') : t('audit_signin_identity'),
+      kept ? t('audit_signin_kept') : t('audit_signin_not_kept'));
+    return { sentence: el('p', { class: 'audit-sentence' }, text), rest: list.filter((c) => c !== session && c !== remember) };
+  }
+
+  function changes(list, action) {
+    if (action === 'signin' && Array.isArray(list)) {
+      const { sentence, rest } = signInSentence(list);
+      if (sentence) return rest.length ? el('div', {}, sentence, changes(rest)) : sentence;
+    }
     if (typeof list === 'string') return el('span', { class: 'mono' }, cut(list));
     if (!Array.isArray(list) || list.length === 0) return el('span', { class: 'muted' }, t('audit_no_changes'));
     const ul = el('ul', { class: 'audit-changes' }, list.slice(0, SHOWN).map(change));
@@ -79,7 +96,7 @@
       el('td', {}, el('div', {}, actions[e.action] || e.action), e.outcome === 'ok' ? null
         : badge(named('audit_outcome_', e.outcome), OUTCOME[e.outcome] || 'muted')),
       el('td', {}, target),
-      el('td', { class: 'audit-changes-cell' }, changes(e.changes)));
+      el('td', { class: 'audit-changes-cell' }, changes(e.changes, e.action)));
   }
 
   list.load();

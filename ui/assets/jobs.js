@@ -70,7 +70,8 @@
       el('td', {}, running ? badge(t('jobs_state_running'), 'success') : badge(t('jobs_state_stopped'), 'muted')),
       el('td', { class: 'cell-next' }, running && j.triggerNextTime > 0 ? nextCell(fmtMs(j.triggerNextTime)) : el('span', { class: 'muted' }, '—')),
       el('td', { class: 'col-actions' },
-        el('button', { type: 'button', class: 'btn btn-sm btn-ghost', dataset: { action: 'run-quick' }, title: t('jobs_run_once'), onclick: () => openRun(j) },
+        el('button', { type: 'button', class: 'btn btn-sm btn-ghost', dataset: { action: 'run-quick' }, title: t('jobs_run_once'),
+          'aria-label': t('jobs_run_once') + ': ' + (j.jobDesc || '#' + j.id), onclick: () => openRun(j) },
           el('svg:svg', { viewBox: '0 0 20 20', 'aria-hidden': 'true' }, el('svg:path', { d: 'M6 4.5v11l9-5.5z' })), el('span', { class: 'btn-label' }, t('jobs_run_once'))),
         menu));
   }

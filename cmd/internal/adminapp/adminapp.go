@@ -53,6 +53,10 @@ type Options struct {
 	// Listen is the address Start listens on; ":server.port" (every interface) when
 	// empty, as in production.
 	Listen string
+	// Listener, when set, is the open listener Start serves on instead of listening
+	// itself: the command opens it before the database, so that a port in use stops
+	// the start before anything (an embedded file) is created.
+	Listener net.Listener
 	// Clock is the scheduler's time source; the real clock when nil.
 	Clock clock.Clock
 	// Client calls the executors; when nil, one with xxl.job.timeout is made.
@@ -203,7 +207,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	console.Mount(app, cfg.ContextPath, console.Deps{Manage: mgr, Log: log, LoginPage: pages.LoginPage, Proxies: proxies})
 	pages.Mount(app)
 	a := &Admin{App: app, Scheduler: sched, Store: store, Layout: report.Layout, Workflows: wf,
-		log: log, listen: o.Listen, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2),
+		log: log, listen: o.Listen, ln: o.Listener, address: cfg.Address, port: cfg.Port, serveErr: make(chan error, 2),
 		shutdown: cfg.ShutdownTimeout}
 	mgmt := app
 	health := healthHandler(sched, o.DB)
@@ -222,7 +226,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	}
 	mgmt.Get(cfg.ContextPath+"/actuator/health", health)
 	a.mountProbes(mgmt, cfg.ContextPath, o.DB)
-	collectors := sched.Collectors()
+	collectors := append(sched.Collectors(), api.Collectors()...)
 	if wf != nil {
 		collectors = append(collectors, wf.Collectors()...)
 	}
@@ -326,7 +330,9 @@ func metricsHandler(cs []prometheus.Collector) fiber.Handler {
 // is opened first, so a port in use fails the start before any job is scanned.
 func (a *Admin) Start() error {
 	var err error
-	if a.listen == "" {
+	if a.ln != nil {
+		// opened by the caller
+	} else if a.listen == "" {
 		// server.address: one interface, or every one when empty.
 		addr := net.JoinHostPort(a.address, strconv.Itoa(a.port))
 		if a.ln, err = net.Listen("tcp", addr); err != nil {
@@ -422,12 +428,12 @@ func schedulerShutdown(total time.Duration) time.Duration {
 func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Scheduler, clk clock.Clock, loc *time.Location,
 	log *slog.Logger) *workflow.Engine {
 	has, err := store.HasWorkflowTables(ctx)
-	if err == nil && (!has || !store.WorkflowZonesEnabled()) {
+	if err == nil && (!has || !store.WorkflowZonesEnabled() || !store.WorkflowGraphsEnabled()) {
 		cerr := store.CreateWorkflowTables(ctx)
 		switch {
 		case cerr == nil:
 			log.Info("created the workflow tables", "table", schema.WorkflowTable)
-		case !has:
+		case !has || !store.WorkflowGraphsEnabled():
 			err = cerr
 		default: // the workflows work; only their time zones wait for the table
 			log.Warn("workflow time zones off: table "+schema.WorkflowOptionTable+" is missing and could not be created; every workflow runs in the admin's zone until `xxl-admin-go schema upgrade` adds it", "err", cerr)
@@ -436,6 +442,13 @@ func workflows(ctx context.Context, store *schema.Store, sched *scheduler.Schedu
 	if err != nil {
 		log.Warn("workflows off: their tables are missing and could not be created (run `xxl-admin-go schema upgrade`)", "err", err)
 		return nil
+	}
+	// Workflows saved before the job rows existed get theirs, so that their members
+	// find them in the list.
+	if n, err := store.SyncWorkflowJobs(ctx); err != nil {
+		log.Warn("could not write the job rows of older workflows; members may miss them in the list until they are saved again", "err", err)
+	} else if n > 0 {
+		log.Info("wrote the job rows of older workflows", "workflows", n)
 	}
 	e := workflow.New(workflow.Config{Store: store, Scheduler: sched, Clock: clk, Location: loc, Logger: log})
 	sched.OnResultsStored(e.Notify)

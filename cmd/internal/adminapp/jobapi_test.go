@@ -324,23 +324,23 @@ func TestJobOpenAPIRefusesBadInput(t *testing.T) {
 func testJobOpenAPIRefusesBadInput(t *testing.T, b jobAPIBundle) {
 	jobs := b.db.Count(t, "xxl_job_info", "")
 	for name, c := range map[string]struct{ uri, body, msg string }{
-		"unknown group":   {"addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":9999`, 1), ""},
-		"no group":        {"addJob", strings.Replace(addJobBody, `"jobGroup":1,`, ``, 1), ""},
-		"bad cron":        {"addJob", strings.Replace(addJobBody, `0 0 3 * * ?`, `not a cron`, 1), "Cron"},
-		"bad route":       {"addJob", strings.Replace(addJobBody, `"FIRST"`, `"NOWHERE"`, 1), ""},
-		"bad glue":        {"addJob", strings.Replace(addJobBody, `"BEAN"`, `"GLUE_COBOL"`, 1), ""},
-		"no description":  {"addJob", strings.Replace(addJobBody, `"name":"api job",`, ``, 1), ""},
+		"unknown group":   {"addJob", strings.Replace(addJobBody, `"jobGroup":1`, `"jobGroup":9999`, 1), "choose executor"},
+		"no group":        {"addJob", strings.Replace(addJobBody, `"jobGroup":1,`, ``, 1), "choose executor"},
+		"bad cron":        {"addJob", strings.Replace(addJobBody, `0 0 3 * * ?`, `not a cron`, 1), "cron is not valid"},
+		"bad route":       {"addJob", strings.Replace(addJobBody, `"FIRST"`, `"NOWHERE"`, 1), "route strategy is not valid"},
+		"bad glue":        {"addJob", strings.Replace(addJobBody, `"BEAN"`, `"GLUE_COBOL"`, 1), "run mode is not valid"},
+		"no description":  {"addJob", strings.Replace(addJobBody, `"name":"api job",`, ``, 1), "job description"},
 		"not an object":   {"addJob", `[1,2]`, "invalid request"},
 		"not json":        {"startJob", `id=1`, "invalid request"},
 		"wrong type":      {"startJob", `{"id":"x1"}`, "invalid request"},
 		"trailing text":   {"startJob", `{"id":1} {"id":2}`, "invalid request"},
-		"no id":           {"updateJob", strings.Replace(updateJobBody, `"id":%d,`, ``, 1), "id"},
-		"unknown job":     {"startJob", `{"id":424242}`, ""},
-		"unknown trigger": {"triggerJob", `{"id":424242}`, ""},
+		"no id":           {"updateJob", strings.Replace(updateJobBody, `"id":%d,`, ``, 1), "id missing"},
+		"unknown job":     {"startJob", `{"id":424242}`, "job id not found"},
+		"unknown trigger": {"triggerJob", `{"id":424242}`, "job id not found"},
 	} {
 		r := b.admin(t, c.uri, c.body)
 		require.Equal(t, 500, r.Code, name)
-		require.NotEmpty(t, r.msg(), name)
+		require.NotEmpty(t, c.msg, "%s: the case names the message it expects", name)
 		require.Contains(t, strings.ToLower(r.msg()), strings.ToLower(c.msg), name)
 	}
 	require.Equal(t, jobs, b.db.Count(t, "xxl_job_info", ""))

@@ -155,7 +155,8 @@ func testWorkflowOpenAPIScope(t *testing.T, b tokenBundle) {
 	}
 	require.Equal(t, 200, b.bearer(t, rw.Secret, "removeWorkflow", `{"id":`+strconv.FormatInt(mine, 10)+`}`).Code)
 	require.Equal(t, 1, b.db.Count(t, "xxl_admin_audit", "action = 'workflow.remove' AND actor = ? AND outcome = 'ok'", actor))
-	require.Equal(t, 1, b.db.Count(t, "xxl_admin_workflow_run", "id = ?", run), "the run outlives its workflow")
+	require.Equal(t, 0, b.db.Count(t, "xxl_admin_workflow_run", "id = ?", run), "the run went with its workflow")
+	require.Equal(t, 0, b.db.Count(t, "xxl_admin_workflow_node_run", "run_id = ?", run))
 }
 
 // TestWorkflowTablesMissing: on a database without the workflow tables (a Java admin's)

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
+
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 )
 
 // Base is the suffix of the test directory.
@@ -78,12 +80,12 @@ func Start(t testing.TB, users []User, groups []Group) *Server {
 		if p, err := exec.LookPath("slapd"); err == nil {
 			slapd = p
 		} else {
-			t.Skip("slapd is not installed (apt-get install slapd)")
+			ci.Skip(t, "slapd is not installed (apt-get install slapd)")
 		}
 	}
 	slapadd := filepath.Join(filepath.Dir(slapd), "slapadd")
 	if _, err := os.Stat(slapadd); err != nil {
-		t.Skip("slapadd is not installed (apt-get install slapd)")
+		ci.Skip(t, "slapadd is not installed (apt-get install slapd)")
 	}
 	dir := t.TempDir()
 	caPEM := writeCerts(t, dir)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Run is the reserved first name of references to the run's own values; no node may
@@ -54,14 +55,39 @@ type Values struct {
 	// FireTime is the run's planned fire time as shown (yyyy-MM-dd HH:mm:ss).
 	FireTime string
 	Input    string
+	// Max is the most characters the rendered text may hold; 0 is no limit. Render
+	// stops with ErrTooLong as soon as the text would pass it.
+	Max int
 }
 
+// Bounds of a template: its length in characters and its number of references. With
+// them a template cannot make its rendering big or slow: the text is as long as the
+// executor parameter it fills, and each reference costs one value of the run.
+const (
+	MaxLen  = 65535 / 4
+	MaxRefs = 100
+)
+
+// LimitError is a template past MaxLen or MaxRefs.
+type LimitError struct{ msg string }
+
+func (e *LimitError) Error() string { return e.msg }
+
+// ErrTooLong is returned by Render for a text that would pass Values.Max.
+var ErrTooLong = errors.New("template: the rendered text is too long")
+
 // Parse reads a template. It fails on a ${ without its }, an empty or malformed
-// reference, or an unknown run value; which nodes exist is the caller's to check
+// reference, or an unknown run value, and with a *LimitError on a template longer
+// than MaxLen characters or with more than MaxRefs references (told before the
+// references past the limit are read); which nodes exist is the caller's to check
 // (Refs).
 func Parse(s string) (*Template, error) {
+	if n := utf8.RuneCountInString(s); n > MaxLen {
+		return nil, &LimitError{fmt.Sprintf("the parameter template has %d characters, more than %d", n, MaxLen)}
+	}
 	t := &Template{}
 	var lit strings.Builder
+	refs := 0
 	for i := 0; i < len(s); {
 		switch {
 		case strings.HasPrefix(s[i:], "$${"):
@@ -71,6 +97,9 @@ func Parse(s string) (*Template, error) {
 			end := strings.IndexByte(s[i+2:], '}')
 			if end < 0 {
 				return nil, fmt.Errorf("template: %q at position %d has no closing }", s[i:min(len(s), i+20)], i)
+			}
+			if refs++; refs > MaxRefs {
+				return nil, &LimitError{fmt.Sprintf("the parameter template has more than %d references", MaxRefs)}
 			}
 			text := s[i : i+2+end+1]
 			ref, err := parseRef(s[i+2:i+2+end], text)
@@ -147,36 +176,81 @@ func (t *Template) Refs() []Ref {
 }
 
 // Render fills the references in. A path into a value that is not JSON, or a field
-// the value lacks, is an error naming the reference.
+// the value lacks, is an error naming the reference. Each value a path reads into is
+// decoded once, however many references read it; the rendering stops with ErrTooLong
+// as soon as its text would pass v.Max characters, so its cost is bounded by v.Max and
+// the values, not by how often they are referred to.
 func (t *Template) Render(v Values) (string, error) {
-	var b strings.Builder
-	for _, p := range t.parts {
+	// The values read by path, first: each decoded once, its fields taken, and the
+	// tree dropped before the next. Their lengths count toward v.Max as they are taken.
+	fields := map[int]string{}
+	chars := 0
+	add := func(n int) error {
+		if chars += n; v.Max > 0 && chars > v.Max {
+			return ErrTooLong
+		}
+		return nil
+	}
+	for i, p := range t.parts {
 		if p.ref == nil {
-			b.WriteString(p.text)
+			if err := add(utf8.RuneCountInString(p.text)); err != nil {
+				return "", err
+			}
 			continue
 		}
-		r := p.ref
-		var val string
-		switch {
-		case r.Node != Run:
-			val = v.Outputs[r.Node]
-		case r.Value == RunID:
-			val = strconv.FormatInt(v.RunID, 10)
-		case r.Value == RunFireTime:
-			val = v.FireTime
-		default:
-			val = v.Input
+		if len(p.ref.Path) == 0 {
+			if err := add(utf8.RuneCountInString(value(p.ref, v))); err != nil {
+				return "", err
+			}
+			continue
 		}
-		if len(r.Path) > 0 {
-			f, err := Field(val, r.Path)
+		if _, done := fields[i]; done {
+			continue
+		}
+		doc, err := decode(value(p.ref, v))
+		for j := i; j < len(t.parts); j++ {
+			r := t.parts[j].ref
+			if r == nil || len(r.Path) == 0 || r.Node != p.ref.Node || r.Value != p.ref.Value {
+				continue
+			}
 			if err != nil {
 				return "", fmt.Errorf("template: %s: %w", r.Text, err)
 			}
-			val = f
+			f, ferr := walk(doc, r.Path)
+			if ferr != nil {
+				return "", fmt.Errorf("template: %s: %w", r.Text, ferr)
+			}
+			if err := add(utf8.RuneCountInString(f)); err != nil {
+				return "", err
+			}
+			fields[j] = f
 		}
-		b.WriteString(val)
+	}
+	var b strings.Builder
+	for i, p := range t.parts {
+		switch {
+		case p.ref == nil:
+			b.WriteString(p.text)
+		case len(p.ref.Path) > 0:
+			b.WriteString(fields[i])
+		default:
+			b.WriteString(value(p.ref, v))
+		}
 	}
 	return b.String(), nil
+}
+
+// value is the whole value a reference names.
+func value(r *Ref, v Values) string {
+	switch {
+	case r.Node != Run:
+		return v.Outputs[r.Node]
+	case r.Value == RunID:
+		return strconv.FormatInt(v.RunID, 10)
+	case r.Value == RunFireTime:
+		return v.FireTime
+	}
+	return v.Input
 }
 
 // jsonKind names the kind of a decoded JSON value for messages.
@@ -212,12 +286,46 @@ var ErrNotJSON = errors.New("the value is not JSON")
 // anything else as its JSON text (numbers as written). A number in the path indexes
 // an array.
 func Field(doc string, path []string) (string, error) {
+	cur, err := decode(doc)
+	if err != nil {
+		return "", err
+	}
+	return walk(cur, path)
+}
+
+// JSON is a JSON text decoded once, for several reads of its fields.
+type JSON struct {
+	v   any
+	err error
+}
+
+// DecodeJSON decodes the JSON text doc.
+func DecodeJSON(doc string) JSON {
+	v, err := decode(doc)
+	return JSON{v, err}
+}
+
+// Field is Field of the decoded text.
+func (j JSON) Field(path []string) (string, error) {
+	if j.err != nil {
+		return "", j.err
+	}
+	return walk(j.v, path)
+}
+
+// decode reads the JSON text doc as one value.
+func decode(doc string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(doc))
 	dec.UseNumber()
 	var cur any
 	if err := dec.Decode(&cur); err != nil || dec.More() {
-		return "", ErrNotJSON
+		return nil, ErrNotJSON
 	}
+	return cur, nil
+}
+
+// walk is Field on a decoded value.
+func walk(cur any, path []string) (string, error) {
 	for i, name := range path {
 		switch c := cur.(type) {
 		case map[string]any:

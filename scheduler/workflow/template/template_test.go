@@ -1,6 +1,8 @@
 package template_test
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,4 +108,62 @@ func TestField(t *testing.T) {
 	require.Error(t, err)
 	_, err = template.Field(`{"a":1} {"b":2}`, p)
 	require.ErrorIs(t, err, template.ErrNotJSON, "two documents are not one JSON value")
+}
+
+// allocated is the number of bytes f allocates (the heap's total, before and after:
+// run without parallel tests beside it).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A template is bounded in length and references before it is read, and its rendering
+// by the limit of its text, whatever it refers to: a 16,000-character input referred
+// to 100 times is refused without building the 1.6-million-character text, and 100
+// paths into it decode it once. Measured in bytes allocated (not parallel: the heap's
+// totals are the process's).
+func TestRenderBounded(t *testing.T) {
+	big := strings.Repeat("${run.input}", 3000)
+	_, err := template.Parse(big)
+	var limit *template.LimitError
+	require.ErrorAs(t, err, &limit)
+	require.EqualError(t, err, "the parameter template has 36000 characters, more than 16383")
+	huge, many := strings.Repeat("${run.input}", 436000), strings.Repeat("${run.id}", 1800)
+	n := allocated(func() { _, err = template.Parse(huge) })
+	require.ErrorAs(t, err, &limit)
+	require.Less(t, n, uint64(64<<10), "a 5 MB template is refused before it is read")
+	n = allocated(func() { _, err = template.Parse(many) })
+	require.EqualError(t, err, "the parameter template has more than 100 references")
+	require.Less(t, n, uint64(64<<10), "references are not read past the limit")
+
+	input := strings.Repeat("é", 16000)
+	tpl, err := template.Parse(strings.Repeat("${run.input}", template.MaxRefs))
+	require.NoError(t, err)
+	n = allocated(func() { _, err = tpl.Render(template.Values{Input: input, Max: template.MaxLen}) })
+	require.ErrorIs(t, err, template.ErrTooLong)
+	t.Logf("100 references to a 16,000-character input: %d bytes", n)
+	require.Less(t, n, uint64(64<<10), "the text is not built past its limit (%d bytes allocated)", n)
+	got, err := tpl.Render(template.Values{Input: "ab", Max: 2 * template.MaxRefs})
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("ab", template.MaxRefs), got, "a text of exactly the limit")
+	_, err = tpl.Render(template.Values{Input: "ab", Max: 2*template.MaxRefs - 1})
+	require.ErrorIs(t, err, template.ErrTooLong)
+
+	doc := `{"k":"v","pad":"` + strings.Repeat("x", 16000) + `"}`
+	tpl, err = template.Parse(strings.Repeat("${run.input.k}", template.MaxRefs))
+	require.NoError(t, err)
+	n = allocated(func() { got, err = tpl.Render(template.Values{Input: doc, Max: template.MaxLen}) })
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("v", template.MaxRefs), got)
+	t.Logf("100 paths into a 16 kB input: %d bytes", n)
+	require.Less(t, n, uint64(256<<10), "the input is decoded once for its 100 paths (%d bytes allocated)", n)
+
+	doc = `{"k":"` + strings.Repeat("y", 200) + `"}`
+	n = allocated(func() { _, err = tpl.Render(template.Values{Input: doc, Max: template.MaxLen}) })
+	require.ErrorIs(t, err, template.ErrTooLong, "fields count toward the limit as they are taken")
+	require.Less(t, n, uint64(128<<10), "%d bytes allocated", n)
 }
