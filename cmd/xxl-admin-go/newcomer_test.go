@@ -22,7 +22,7 @@ func TestDatabaseMistakesSayWhatToDo(t *testing.T) {
 
 	t.Run("unknown database", func(t *testing.T) {
 		var out, errOut bytes.Buffer
-		err := run(ctx, jdbcArgs(db, db.Name+"_never_made"), nil, &out, &errOut, nil)
+		err := run(ctx, append(jdbcArgs(db, db.Name+"_never_made"), "--server.port=0"), nil, &out, &errOut, nil)
 		require.ErrorContains(t, err, "Unknown database")
 		require.ErrorContains(t, err, "the database "+db.Name+"_never_made does not exist: run `xxl-admin-go schema init` with the same settings, which creates it and its tables")
 	})
@@ -31,14 +31,15 @@ func TestDatabaseMistakesSayWhatToDo(t *testing.T) {
 		pg, _ := schematest.NewPostgres(t)
 		var out, errOut bytes.Buffer
 		args := []string{fmt.Sprintf("--spring.datasource.url=jdbc:postgresql://%s:%d/xxl_newcomer_never_made?serverTimezone=UTC&sslmode=disable", pg.Config.Host, pg.Config.Port),
-			"--spring.datasource.username=" + pg.Config.User, "--spring.datasource.password=" + pg.Config.Password}
+			"--spring.datasource.username=" + pg.Config.User, "--spring.datasource.password=" + pg.Config.Password,
+			"--server.port=0"} // the port is opened first: any free one
 		err := run(ctx, args, nil, &out, &errOut, nil)
 		require.ErrorContains(t, err, "the database xxl_newcomer_never_made does not exist: run `xxl-admin-go schema init`")
 	})
 
 	t.Run("no password given", func(t *testing.T) {
 		var out, errOut bytes.Buffer
-		args := []string{"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=UTC"}
+		args := []string{"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?serverTimezone=UTC", "--server.port=0"}
 		err := run(ctx, args, nil, &out, &errOut, nil)
 		require.ErrorContains(t, err, "Access denied")
 		require.ErrorContains(t, err, `no spring.datasource.password was given, so upstream's default "root_pwd" was sent`)
