@@ -457,8 +457,8 @@ func (c *chaosRun) inject(f *chaosFault) {
 			c.exits = append(c.exits, fmt.Sprintf("%s %.2fs", partAdmin(f.Admin), time.Since(f.start).Seconds()))
 			c.mu.Unlock()
 			assert.NoError(t, err, "admin %s's exit after SIGTERM", partAdmin(f.Admin))
-		case <-time.After(20 * time.Second):
-			t.Errorf("admin %s still running 20 s after SIGTERM", partAdmin(f.Admin))
+		case <-time.After(sigtermExit):
+			t.Errorf("admin %s still running %v after SIGTERM", partAdmin(f.Admin), sigtermExit)
 			_ = a.cmd.Process.Kill()
 			<-exited
 		}

@@ -70,6 +70,11 @@ func startPartRigPostgres(t *testing.T, admins int) *partRig {
 
 // terminate sends SIGTERM to admin i and waits for it to exit; it returns how long
 // that took. An admin still running after limit fails the test.
+// sigtermExit is how long an admin may take to exit after SIGTERM: its
+// xxl.admin.shutdown-timeout (10 s by default, which the admin enforces itself), and 2 s
+// for the process to be scheduled and exit once that deadline passed.
+const sigtermExit = 10*time.Second + 2*time.Second
+
 func (r *partRig) terminate(i int, limit time.Duration) time.Duration {
 	r.t.Helper()
 	at := time.Now()
@@ -143,7 +148,7 @@ func rollingRestart(t *testing.T, name string, r *partRig) {
 		// the ring prepares the next second's fires (250 ms before it).
 		at := from.Add(time.Duration(i)*10*time.Second + time.Duration(i)*400*time.Millisecond)
 		sleepUntil(at)
-		took := r.terminate(i, 20*time.Second)
+		took := r.terminate(i, sigtermExit)
 		exits = append(exits, fmt.Sprintf("%s %.2fs", partAdmin(i), took.Seconds()))
 		r.restart(i, &pids)
 		logs = append(logs, r.logs[i])
