@@ -114,3 +114,113 @@ func TestRunHistoryFitsInBrowser(t *testing.T) {
 	addLog(0, 0, "xxl-admin-go:claim:node-1:retry") // scheduled, waiting
 	check(7)
 }
+
+// placeholdersFit answers "" when every field matched by sel shows its whole
+// placeholder: the text, in the field's font, fits inside its padding.
+func (b *browser) placeholdersFit(sel string) string {
+	b.t.Helper()
+	return eval[string](b, `(() => {
+		const fields = [...document.querySelectorAll(`+jsString(sel)+`)];
+		if (!fields.length) return 'no field ' + `+jsString(sel)+`;
+		const c = document.createElement('canvas').getContext('2d');
+		for (const f of fields) {
+			const s = getComputedStyle(f);
+			c.font = s.fontWeight + ' ' + s.fontSize + ' ' + s.fontFamily;
+			const need = c.measureText(f.placeholder).width;
+			const room = f.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - (f.type === 'search' ? 16 : 0);
+			if (need > room) return (f.id || f.name) + ': placeholder "' + f.placeholder + '" needs ' + Math.ceil(need) + ' px, has ' + Math.floor(room);
+		}
+		return '';
+	})()`)
+}
+
+// selectsShowTheirValue answers "" when the chosen option of every select matched by
+// sel shows whole beside the select's arrow.
+func (b *browser) selectsShowTheirValue(sel string) string {
+	b.t.Helper()
+	return eval[string](b, `(() => {
+		const c = document.createElement('canvas').getContext('2d');
+		for (const f of document.querySelectorAll(`+jsString(sel)+`)) {
+			if (!f.selectedOptions.length || !f.getClientRects().length) continue;
+			const s = getComputedStyle(f);
+			c.font = s.fontWeight + ' ' + s.fontSize + ' ' + s.fontFamily;
+			const text = f.selectedOptions[0].textContent;
+			const need = c.measureText(text).width + 20; // the arrow
+			const room = f.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+			if (need > room) return f.id + ': "' + text + '" needs ' + Math.ceil(need) + ' px, has ' + Math.floor(room);
+		}
+		return '';
+	})()`)
+}
+
+// labelsOnOneLine answers "" when every field label matched by sel takes one line.
+func (b *browser) labelsOnOneLine(sel string) string {
+	b.t.Helper()
+	return eval[string](b, `(() => {
+		for (const n of document.querySelectorAll(`+jsString(sel)+`)) {
+			if (!n.getClientRects().length) continue;
+			const line = parseFloat(getComputedStyle(n).lineHeight) || 20;
+			if (n.getBoundingClientRect().height > line * 1.5) return 'label "' + n.textContent + '" wraps: ' + n.getBoundingClientRect().height + ' px high';
+		}
+		return '';
+	})()`)
+}
+
+// The workflow designer's add rows keep their labels on one line and show the chosen
+// job whole, the workflow's zone field offers an example as a greyed placeholder, and
+// the filters of the run history and the audit log show their placeholders whole, at
+// 1366 and 1440 px in every language. Screenshots: artifacts/screenshots/fit-forms-*.png.
+func TestFormFieldsFitInBrowser(t *testing.T) {
+	needChromium(t)
+	t.Parallel()
+	db, admin := startAdmin(t)
+	uiJob{group: 1, desc: "Nightly settlement export", handler: "settlementExportJobHandler"}.insert(t, db)
+	b := newBrowser(t, admin, "fit-forms")
+	b.signIn("admin", "123456")
+	example := map[string]string{"en": "e.g. Europe/Berlin", "zh_CN": "例如 Europe/Berlin", "zh_TC": "例如 Europe/Berlin"}
+	for _, lang := range []string{"en", "zh_CN", "zh_TC"} {
+		b.switchLanguage(lang)
+		b.wait("language "+lang, fmt.Sprintf(`document.querySelector('#lang-switch').value === %q`, lang), 15*time.Second)
+		code := strings.ReplaceAll(lang, "_", "")
+
+		b.open("/workflow", "workflows")
+		b.click("#btn-new")
+		b.wait("designer with the jobs", `document.getElementById('dlg-wf').open && document.querySelectorAll('#wf-job option').length >= 2`, 10*time.Second)
+		b.selectValue("#wf-job", eval[string](b, `[...document.querySelectorAll('#wf-job option')].find(o => o.textContent.startsWith('Nightly')).value`))
+		zone := `#form-wf input[name="timeZone"]`
+		require.Equal(t, example[lang], eval[string](b, `document.querySelector(`+jsString(zone)+`).placeholder`), lang)
+		grey := eval[string](b, `(() => {
+			const f = document.querySelector(`+jsString(zone)+`);
+			const lum = (c) => { const [r, g, b] = c.match(/[\d.]+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+			const text = getComputedStyle(f).color, ph = getComputedStyle(f, '::placeholder').color;
+			return lum(ph) - lum(text) >= 80 ? '' : 'placeholder ' + ph + ' against text ' + text;
+		})()`)
+		require.Empty(t, grey, lang)
+		for _, width := range fitWidths {
+			b.atWidth(width)
+			b.shot(fmt.Sprintf("designer-%s-%d", code, width))
+			where := fmt.Sprintf("designer, %s, %d px", lang, width)
+			for _, when := range []string{"success", "failure", "always", "output"} {
+				b.selectValue("#wf-edge-when", when)
+				require.Empty(t, b.labelsOnOneLine(`#dlg-wf .wf-add .field > span`), "%s, %s", where, when)
+				require.Empty(t, b.selectsShowTheirValue(`#dlg-wf .wf-add select`), "%s, %s", where, when)
+			}
+			b.selectValue("#wf-edge-when", "success")
+			require.Empty(t, b.placeholdersFit(zone), where)
+		}
+		b.jsClick(`#dlg-wf [data-close]`)
+
+		for _, page := range []struct{ path, name, fields string }{
+			{"/joblog?range=any", "logs", "#f-job, #f-from, #f-to"},
+			{"/audit", "audit", "#f-from, #f-to"},
+		} {
+			b.open(page.path, page.name)
+			for _, width := range fitWidths {
+				b.atWidth(width)
+				b.shot(fmt.Sprintf("%s-%s-%d", page.name, code, width))
+				require.Empty(t, b.placeholdersFit(page.fields), "%s, %s, %d px", page.name, lang, width)
+			}
+		}
+		b.clean("forms in " + lang)
+	}
+}
