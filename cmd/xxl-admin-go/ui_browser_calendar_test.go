@@ -76,3 +76,51 @@ func TestJobCalendarsPickedWithoutModifiersInBrowser(t *testing.T) {
 	b.shot("edit")
 	b.clean("job form")
 }
+
+// An iCalendar calendar is listed by the days its events cover — how many, the first
+// and the last — and its next excluded days, in every language; one whose days are
+// all past says so. Screenshots: artifacts/screenshots/icscal-*.png.
+func TestICSCalendarListsItsDaysInBrowser(t *testing.T) {
+	needChromium(t)
+	t.Parallel()
+	db, admin := startAdmin(t)
+	today := time.Now().In(db.Loc)
+	day := func(n int) time.Time {
+		return time.Date(today.Year(), today.Month(), today.Day()+n, 0, 0, 0, 0, time.UTC)
+	}
+	event := func(uid string, from, to time.Time) string { // all-day, to excluded
+		return "BEGIN:VEVENT\r\nUID:" + uid + "\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:" + uid +
+			"\r\nDTSTART;VALUE=DATE:" + from.Format("20060102") + "\r\nDTEND;VALUE=DATE:" + to.Format("20060102") + "\r\nEND:VEVENT\r\n"
+	}
+	file := func(events ...string) string {
+		return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + strings.Join(events, "") + "END:VCALENDAR\r\n"
+	}
+	ymd := func(d time.Time) string { return d.Format("2006-01-02") }
+	// 30 days ago, a two-day closure in 10 days, then one day in 20 and one in 40.
+	coming := addCalendar(t, db, "plant closures", "ICS", file(event("past", day(-30), day(-29)), event("closure", day(10), day(12)),
+		event("audit", day(20), day(21)), event("inventory", day(40), day(41))))
+	past := addCalendar(t, db, "last year", "ICS", file(event("old", day(-60), day(-59))))
+
+	b := newBrowser(t, admin, "icscal")
+	b.signIn("admin", "123456")
+	want := map[string][2]string{
+		"en":    {"5 days, " + ymd(day(-30)) + " to " + ymd(day(40)), "next: " + ymd(day(10)) + ", " + ymd(day(11)) + ", " + ymd(day(20))},
+		"zh_CN": {"5 天，" + ymd(day(-30)) + " 至 " + ymd(day(40)), "接下来：" + ymd(day(10)) + ", " + ymd(day(11)) + ", " + ymd(day(20))},
+		"zh_TC": {"5 天，" + ymd(day(-30)) + " 至 " + ymd(day(40)), "接下來：" + ymd(day(10)) + ", " + ymd(day(11)) + ", " + ymd(day(20))},
+	}
+	pastText := map[string]string{"en": "1 day, " + ymd(day(-60)) + "all past", "zh_CN": "1 天，" + ymd(day(-60)) + "均已过去", "zh_TC": "1 天，" + ymd(day(-60)) + "均已過去"}
+	for _, lang := range []string{"en", "zh_CN", "zh_TC"} {
+		b.switchLanguage(lang)
+		b.wait("language "+lang, fmt.Sprintf(`document.querySelector('#lang-switch').value === %q`, lang), 15*time.Second)
+		b.open("/calendar", "calendars")
+		b.wait("calendar rows", `document.querySelectorAll('#calendars-table tr[data-id]').length === 2`, 10*time.Second)
+		cell := func(id int) string {
+			return fmt.Sprintf(`document.querySelector('#calendars-table tr[data-id="%d"] td:nth-child(4)')`, id)
+		}
+		require.Equal(t, want[lang][0], eval[string](b, cell(coming)+`.querySelector('.ics-span').textContent`), lang)
+		require.Equal(t, want[lang][1], eval[string](b, cell(coming)+`.querySelector('.ics-next').textContent`), lang)
+		require.Equal(t, pastText[lang], eval[string](b, cell(past)+`.textContent`), lang)
+		b.shot("list-" + strings.ReplaceAll(lang, "_", ""))
+		b.clean("calendars in " + lang)
+	}
+}
