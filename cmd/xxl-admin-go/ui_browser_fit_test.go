@@ -166,8 +166,9 @@ func (b *browser) labelsOnOneLine(sel string) string {
 	})()`)
 }
 
-// The workflow designer's add rows keep their labels on one line and show the chosen
-// job whole, the workflow's zone field offers an example as a greyed placeholder, and
+// The workflow designer's add rows and its fields keep their labels on one line, the
+// chosen job shows whole, the workflow's zone field offers an example as a greyed
+// placeholder, and
 // the filters of the run history and the audit log show their placeholders whole, at
 // 1366 and 1440 px in every language. Screenshots: artifacts/screenshots/fit-forms-*.png.
 func TestFormFieldsFitInBrowser(t *testing.T) {
@@ -207,6 +208,7 @@ func TestFormFieldsFitInBrowser(t *testing.T) {
 			}
 			b.selectValue("#wf-edge-when", "success")
 			require.Empty(t, b.placeholdersFit(zone), where)
+			require.Empty(t, b.labelsOnOneLine(`#form-wf .grid-2 .field > span`), where)
 		}
 		b.jsClick(`#dlg-wf [data-close]`)
 
