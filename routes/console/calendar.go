@@ -1,6 +1,8 @@
 package console
 
 import (
+	"crypto/sha256"
+	"sync"
 	"time"
 
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/calendar"
@@ -36,12 +38,8 @@ func (r *call) calendar(c schema.Calendar) calendarJSON {
 	if c.Kind != string(calendar.ICS) {
 		return out
 	}
-	set, err := calendar.Parse(calendar.ICS, c.Spec)
-	if err != nil { // saved calendars were parsed on save; the list then shows its size
-		return out
-	}
-	days := set.Days()
-	if len(days) == 0 {
+	days := icsDays(c.Spec)
+	if len(days) == 0 { // saved calendars were parsed on save; the list then shows its size
 		return out
 	}
 	out.DayCount, out.FirstDay, out.LastDay = len(days), days[0].String(), days[len(days)-1].String()
@@ -52,6 +50,42 @@ func (r *call) calendar(c schema.Calendar) calendarJSON {
 		}
 	}
 	return out
+}
+
+// icsDayCache holds the sorted days of the iCalendar files the list showed, by their
+// content's hash: a 4 MiB file (the largest a calendar may be) takes 150 MB and
+// seconds to parse, and the list is read far more often than a calendar changes. At
+// most icsDayCacheSize files are kept, each at most 20000 days.
+var icsDayCache = struct {
+	sync.Mutex
+	m map[[sha256.Size]byte][]calendar.Day
+}{m: map[[sha256.Size]byte][]calendar.Day{}}
+
+const icsDayCacheSize = 16
+
+// icsDays are the days an iCalendar file excludes, in order; none when it does not
+// parse.
+func icsDays(spec string) []calendar.Day {
+	key := sha256.Sum256([]byte(spec))
+	icsDayCache.Lock()
+	days, ok := icsDayCache.m[key]
+	icsDayCache.Unlock()
+	if ok {
+		return days
+	}
+	if set, err := calendar.Parse(calendar.ICS, spec); err == nil {
+		days = set.Days()
+	}
+	icsDayCache.Lock()
+	defer icsDayCache.Unlock()
+	for k := range icsDayCache.m {
+		if len(icsDayCache.m) < icsDayCacheSize {
+			break
+		}
+		delete(icsDayCache.m, k)
+	}
+	icsDayCache.m[key] = days
+	return days
 }
 
 func calendarList(r *call) error {
