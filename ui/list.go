@@ -39,7 +39,8 @@ var (
 		"common_id:col-id", "jobs_col_desc", "jobs_col_schedule", "jobs_col_mode", "jobs_col_owner", "jobs_col_state",
 		"jobs_col_next", "common_actions:col-actions")}
 	logsList = listSpec{Table: "logs-table", Title: "logs_title", Refresh: true, Search: true, Columns: columns(
-		"logs_col_id:col-id", "logs_col_job", "logs_col_trigger", "logs_col_machine", "logs_col_handle", "logs_col_result",
+		"logs_col_id:col-id", "logs_col_job", "logs_col_trigger:col-time", "logs_col_machine:col-machine", "logs_col_handle:col-time",
+		"logs_col_result:col-outcome",
 		"common_actions:col-actions")}
 	groupsList = listSpec{Table: "groups-table", Title: "groups_title", New: "groups_new", Search: true, Columns: columns(
 		"common_id:col-id", "groups_f_appname", "groups_f_title", "groups_f_type", "groups_col_online", "common_actions:col-actions")}

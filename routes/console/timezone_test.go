@@ -3,6 +3,7 @@ package console_test
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,4 +151,42 @@ func TestCalendarsInConsole(t *testing.T) {
 	id, ids := addedJob(t, c.ok("/jobinfo/add", f))
 	require.Equal(t, []int{cal}, b.loadJob(t, id).CalendarIDs)
 	require.Contains(t, c.refused("/calendar/delete", form("id", strconv.Itoa(cal))), "attached to jobs "+ids)
+}
+
+// An ICS calendar in the list carries the days its file covers: how many, the first,
+// the last and the next three from today; one whose days are all past has no next
+// days, and other kinds carry none of these fields.
+func TestICSCalendarListedByItsDays(t *testing.T) {
+	t.Parallel()
+	b := setup(t, schema.Layout34)
+	c := b.admin(t)
+	today := time.Now().In(b.db.Loc)
+	day := func(n int) time.Time {
+		return time.Date(today.Year(), today.Month(), today.Day()+n, 0, 0, 0, 0, time.UTC)
+	}
+	event := func(uid string, from, to time.Time) string {
+		return "BEGIN:VEVENT\r\nUID:" + uid + "\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:" + from.Format("20060102") +
+			"\r\nDTEND;VALUE=DATE:" + to.Format("20060102") + "\r\nEND:VEVENT\r\n"
+	}
+	file := func(events ...string) string {
+		return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + strings.Join(events, "") + "END:VCALENDAR\r\n"
+	}
+	ymd := func(d time.Time) string { return d.Format("2006-01-02") }
+	c.ok("/calendar/save", form("name", "closures", "kind", "ICS", "spec", file(event("a", day(-30), day(-29)),
+		event("b", day(10), day(13)), event("c", day(40), day(41)))))
+	c.ok("/calendar/save", form("name", "old", "kind", "ICS", "spec", file(event("a", day(-60), day(-59)))))
+	c.ok("/calendar/save", form("name", "weekends", "kind", "WEEKLY", "spec", "SAT,SUN"))
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(c.ok("/calendar/pageList", form()).payload(), &page))
+	got := map[string][]any{}
+	for _, cal := range page.Data {
+		got[cal["name"].(string)] = []any{cal["dayCount"], cal["firstDay"], cal["lastDay"], cal["nextDays"]}
+	}
+	require.Equal(t, map[string][]any{
+		"closures": {5.0, ymd(day(-30)), ymd(day(40)), []any{ymd(day(10)), ymd(day(11)), ymd(day(12))}},
+		"old":      {1.0, ymd(day(-60)), ymd(day(-60)), nil},
+		"weekends": {nil, nil, nil, nil},
+	}, got)
 }

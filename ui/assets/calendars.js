@@ -7,9 +7,15 @@
   const kinds = boot.kinds || {};
   const load = listPage({ endpoint: '/calendar/pageList', table: 'calendars-table', row }).load;
 
-  // summary shows a calendar's days in one line; an ICS file by its size.
+  // summary shows a calendar's days in one line; an ICS file by the days its events
+  // cover (how many, first and last) and, under it, the next ones.
   function summary(c) {
-    if (c.kind === 'ICS') return t('calendars_ics_size', c.spec.length.toLocaleString());
+    if (c.kind === 'ICS') {
+      if (!c.dayCount) return t('calendars_ics_size', c.spec.length.toLocaleString());
+      const span = c.dayCount === 1 ? t('calendars_ics_day', c.firstDay) : t('calendars_ics_days', c.dayCount.toLocaleString(), c.firstDay, c.lastDay);
+      const next = c.nextDays && c.nextDays.length ? t('calendars_ics_next', c.nextDays.join(', ')) : t('calendars_ics_past');
+      return [el('div', { class: 'ics-span' }, span), el('div', { class: 'sub ics-next' }, next)];
+    }
     const s = c.spec.replace(/\s+/g, ' ').trim();
     return s.length > 80 ? s.slice(0, 80) + '…' : s;
   }

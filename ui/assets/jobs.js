@@ -126,7 +126,8 @@
   const handlerIn = document.getElementById('job-handler');
   const fireList = document.getElementById('fire-times');
   const zoneIn = document.getElementById('job-zone');
-  const calSel = document.getElementById('job-calendars'); // absent when there are no calendars
+  const calSel = document.getElementById('job-calendars'); // the calendars' checkboxes; absent when there are none
+  const calBoxes = () => (calSel ? Array.from(calSel.querySelectorAll('input[name="calendarIds"]')) : []);
 
   // zoned adds a CRON's own zone to a preview request (the answer then shows each
   // time with its offset) and the job's calendars (their days are left out).
@@ -136,7 +137,7 @@
     return params;
   }
 
-  const chosenCalendars = () => (calSel ? Array.from(calSel.selectedOptions, (o) => o.value) : []);
+  const chosenCalendars = () => calBoxes().filter((b) => b.checked).map((b) => b.value);
   let editing = null; // { mode, job }
 
   function syncSchedule() {
@@ -206,7 +207,7 @@
       cronIn.value = j.scheduleType === 'CRON' ? j.scheduleConf || '' : '';
       zoneIn.value = j.timeZone || '';
       form.tags.value = (j.tags || []).join(', ');
-      if (calSel) Array.from(calSel.options).forEach((o) => { o.selected = (j.calendarIds || []).includes(+o.value); });
+      calBoxes().forEach((b) => { b.checked = (j.calendarIds || []).includes(+b.value); });
       rateIn.value = j.scheduleType === 'FIX_RATE' ? j.scheduleConf || '' : '';
       if (mode === 'copy') setVal('jobDesc', (j.jobDesc || '') + t('common_copy_suffix'));
     } else {

@@ -103,6 +103,12 @@
     return el('button', { type: 'button', class: 'link-btn', onclick: () => infoDialog(title, msgBlock(html, kind)) }, t('common_show'));
   }
 
+  function machineCell(address) {
+    const s = address.replace(/^https?:\/\//, '').replace(/\/$/, '');
+    const m = /^(.*?)(:\d+)$/.exec(s);
+    return el('span', { class: 'machine' }, m ? [m[1], el('wbr'), m[2]] : s);
+  }
+
   function row(l) {
     const running = l.triggerCode === 200 && l.handleCode === 0;
     const hasOutput = l.triggerCode === 200 || l.handleCode > 0;
@@ -113,21 +119,32 @@
       l.handleMsg && { label: t('logs_handle_msg'), action: 'handle-msg', run: () => infoDialog(t('logs_handle_msg'), msgBlock(l.handleMsg, 'result')) },
     ];
     const g = groups.get(l.jobGroup);
+    const name = jobNames.get(l.jobId);
+    // The job's cell is two lines, each cut with an ellipsis and given whole in its
+    // tooltip: the job, then its handler, executor, parameter and shard.
+    const details = [g ? g.title : '', l.executorParam ? t('logs_param') + ': ' + l.executorParam : '',
+      l.executorShardingParam ? t('logs_shard') + ' ' + l.executorShardingParam : ''].filter(Boolean).join(' · ');
+    const machine = l.executorAddress ? String(l.executorAddress) : '';
     return el('tr', { dataset: { id: l.id } },
       el('td', { class: 'col-id mono' }, String(l.id)),
       el('td', { class: 'cell-main' },
-        el('a', { href: boot.base + '/joblog?jobId=' + l.jobId, class: 'strong job-name', title: '#' + l.jobId }, jobNames.get(l.jobId) || '#' + l.jobId),
-        jobNames.get(l.jobId) ? el('span', { class: 'muted sub-inline job-id' }, ' #' + l.jobId) : null,
-        l.executorHandler ? el('span', { class: 'mono sub-inline' }, ' ' + l.executorHandler) : null,
-        el('div', { class: 'sub' }, g ? g.title : '', l.executorParam ? ' · ' + t('logs_param') + ': ' + l.executorParam : '',
-          l.executorShardingParam ? ' · ' + t('logs_shard') + ' ' + l.executorShardingParam : '')),
-      el('td', { class: 'nowrap' }, el('div', {}, fmtDate(l.triggerTime)),
+        el('div', { class: 'job-line' },
+          el('a', { href: boot.base + '/joblog?jobId=' + l.jobId, class: 'strong job-name', title: name ? name + ' #' + l.jobId : '#' + l.jobId }, name || '#' + l.jobId),
+          name ? el('span', { class: 'muted sub-inline job-id' }, ' #' + l.jobId) : null),
+        el('div', { class: 'sub job-sub', title: [l.executorHandler, details].filter(Boolean).join(' · ') },
+          l.executorHandler ? el('span', { class: 'mono' }, l.executorHandler) : null,
+          l.executorHandler && details ? ' · ' : '', details)),
+      el('td', { class: 'nowrap col-time' }, el('div', {}, fmtDate(l.triggerTime)),
         el('div', { class: 'sub' }, l.triggerCode === 200 ? t('logs_dispatch_ok') : l.triggerCode > 0 ? t('logs_dispatch_fail') : '', ' ', msgLink(t('logs_trigger_msg'), l.triggerMsg, 'trigger'))),
-      el('td', { class: 'mono small' }, l.executorAddress || el('span', { class: 'muted' }, '—')),
-      el('td', { class: 'nowrap' }, fmtDate(l.handleTime) || el('span', { class: 'muted' }, '—')),
-      el('td', {}, outcome(l), ' ', msgLink(t('logs_handle_msg'), l.handleMsg, 'result')),
+      // The address without its scheme and trailing slash, breaking before its port;
+      // whole in the tooltip.
+      el('td', { class: 'col-machine mono small', title: machine }, machine ? machineCell(machine) : el('span', { class: 'muted' }, '—')),
+      el('td', { class: 'nowrap col-time' }, fmtDate(l.handleTime) || el('span', { class: 'muted' }, '—')),
+      el('td', { class: 'cell-outcome' }, outcome(l), l.handleMsg ? el('div', { class: 'sub' }, msgLink(t('logs_handle_msg'), l.handleMsg, 'result')) : null),
       el('td', { class: 'col-actions' },
-        hasOutput ? el('a', { class: 'btn btn-sm btn-ghost', href: boot.base + '/joblog/logDetailPage?id=' + l.id, target: '_blank', rel: 'noopener', dataset: { action: 'rolling-quick' } }, t('logs_rolling')) : null,
+        hasOutput ? el('a', { class: 'btn btn-sm btn-ghost', href: boot.base + '/joblog/logDetailPage?id=' + l.id, target: '_blank', rel: 'noopener', title: t('logs_rolling'), dataset: { action: 'rolling-quick' } },
+          el('svg:svg', { viewBox: '0 0 20 20', 'aria-hidden': 'true' }, el('svg:path', { d: 'M3 4h14v12H3zM6 8l3 2-3 2M10.5 13H14' })),
+          el('span', { class: 'btn-label' }, t('logs_rolling'))) : null,
         rowMenu(items)));
   }
 
