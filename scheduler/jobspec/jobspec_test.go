@@ -125,12 +125,11 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				ctx := context.Background()
 				from, to := target(t, src), target(t, dst)
 				fill(t, from)
-				_, err := to.Service.SaveCalendar(ctx, to.Principal, manage.CalendarInput{Name: "holidays", Kind: "DATES", Spec: "2026-12-25"})
-				require.NoError(t, err)
+				// The target is a new database: the calendar comes with the file.
 				groupsMade := 1
 				if to.Store.Layout().GroupAccessToken {
 					// On 3.5 a group has its own token: apply refuses to make one up.
-					_, err = to.Service.AddGroup(ctx, to.Principal, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
+					_, err := to.Service.AddGroup(ctx, to.Principal, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
 					require.NoError(t, err)
 					groupsMade = 0
 				}
@@ -140,7 +139,8 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				}
 
 				plan, text := apply(t, to, file, jobspec.Options{})
-				require.Equal(t, groupsMade+3, plan.Count(jobspec.Create), text) // the group and three jobs
+				require.Equal(t, groupsMade+4, plan.Count(jobspec.Create), text) // the calendar, the group and three jobs
+				require.Contains(t, text, "+ create calendar holidays\n    name: \"holidays\"\n    kind: \"DATES\"\n")
 				if groupsMade == 1 {
 					require.Contains(t, text, "+ create group orders-executor")
 				}
@@ -150,7 +150,8 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 
 				plan, text = apply(t, to, file, jobspec.Options{})
 				require.Zero(t, plan.Count(jobspec.Create)+plan.Count(jobspec.Change)+plan.Count(jobspec.Delete), text)
-				require.Equal(t, 4, plan.Count(jobspec.Unchanged), text)
+				require.Equal(t, 4, plan.CountOf(jobspec.JobKind, jobspec.Unchanged), text)
+				require.Equal(t, 1, plan.CountOf(jobspec.CalendarKind, jobspec.Unchanged), text)
 				audit, _, err := to.Store.ListAudit(ctx, schema.AuditFilter{Actor: actor}, 0, 100)
 				require.NoError(t, err)
 				require.NotEmpty(t, audit, "changes are audited as %s", actor)
@@ -273,10 +274,10 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			require.ErrorAs(t, err, &errs)
 			requireErrors(t, errs, []string{
-				`line 18: job "fine": tag "a b"`,
-				`line 18: job "fine": no calendar named "no-such"`,
-				`line 18: job "fine": child job "xxl-job-executor-sample/nowhere" is neither in the file nor in the database`,
-			}, "references first, before any write")
+				`line 23: job "fine": child job "xxl-job-executor-sample/nowhere" is neither in the file nor in the database`,
+				`line 24: job "fine": no calendar named "no-such"`,
+				`line 25: job "fine": tag "a b"`,
+			}, "references first, before any write, each at its key's line")
 
 			f, err = jobspec.Parse([]byte(strings.Split(semantic, "      - name: fine")[0]))
 			require.NoError(t, err)
@@ -299,7 +300,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "示例任务01": glueType BEAN cannot change to GLUE_SHELL`})
+			requireErrors(t, errs, []string{`line 6: job "示例任务01": glueType BEAN cannot change to GLUE_SHELL`})
 
 			// A change refused and a creation refused are both reported, by line.
 			f, err = jobspec.Parse([]byte(`groups:
