@@ -3,6 +3,7 @@ package jobspec
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -343,7 +344,7 @@ func (a *applier) applyWorkflows(ctx context.Context, plan *Plan) error {
 			d.Graph.Edges = append(d.Graph.Edges, workflow.Edge{From: e.From, To: e.To, When: e.When, Field: e.Field, Equals: e.Equals})
 		}
 		if _, err := svc.SaveWorkflow(ctx, p, d); err != nil {
-			if err := a.refusal(w.at, "workflow "+quote(want.Name), err); err != nil {
+			if err := a.refuse("workflow "+quote(want.Name), err, func(me *manage.Error) int { return workflowLine(w, me.Msg) }); err != nil {
 				return err
 			}
 			continue
@@ -376,4 +377,43 @@ func (a *applier) pruneWorkflows(ctx context.Context, plan *Plan) error {
 		plan.Steps = append(plan.Steps, Step{Action: Delete, Kind: WorkflowKind, Name: w.Name, ID: w.ID})
 	}
 	return nil
+}
+
+// workflowNodeRefusal is the engine's refusal of a node or an edge (its words are
+// fixed English, whatever the language).
+var workflowNodeRefusal = regexp.MustCompile(`^workflow node "(.*?)": (?:edge (.+?) → ([^ :]+))?`)
+
+// workflowLine is the line of workflow w that the engine's refusal msg is about: the
+// node or edge it names, or the key of the workflow's own field.
+func workflowLine(w Workflow, msg string) int {
+	if m := workflowNodeRefusal.FindStringSubmatch(msg); m != nil {
+		for _, e := range w.Edges {
+			if m[2] != "" && e.From == m[2] && e.To == m[3] {
+				return e.at.line
+			}
+		}
+		for _, n := range w.Nodes {
+			if n.Name == m[1] {
+				return n.at.line
+			}
+		}
+		for _, e := range w.Edges {
+			if e.From == m[1] || e.To == m[1] {
+				return e.at.line
+			}
+		}
+		return w.at.key("nodes")
+	}
+	reason := strings.TrimPrefix(msg, "workflow: ")
+	for _, r := range []struct{ prefix, key string }{
+		{"unknown schedule type", "scheduleType"}, {"a workflow without a schedule", "scheduled"},
+		{"schedule ", "scheduleConf"}, {"unknown misfire", "misfireStrategy"}, {"unknown failure", "failurePolicy"},
+		{"the run timeout", "runTimeout"}, {"unknown time zone", "timeZone"}, {"the name", "name"},
+		{"has ", "nodes"}, {"the graph", "nodes"},
+	} {
+		if strings.HasPrefix(reason, r.prefix) {
+			return w.at.key(r.key)
+		}
+	}
+	return w.at.line
 }

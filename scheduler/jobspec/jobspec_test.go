@@ -221,8 +221,8 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 	require.ErrorAs(t, err, &errs)
 	requireErrors(t, errs, []string{
 		`line 6: unknown key "sheduleType" in a job`,
-		"line 9: cannot unmarshal !!str `soon` into int",
-		"line 10: cannot unmarshal !!str `maybe` into bool",
+		"line 9: cannot construct !!str `soon` into int",
+		"line 10: cannot construct !!str `maybe` into bool",
 		"line 11: a job needs a name",
 		`line 12: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
 		"line 14: group xxl-job-executor-sample is given twice (first at line 2)",
@@ -283,7 +283,8 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "bad cron": `, `line 9: job "no author": `, `line 13: job "zoned": Unknown time zone "Mars/Olympus"`},
+			requireErrors(t, errs, []string{`line 7: job "bad cron": Cron expression not valid — hour field: values must be between 0 and 23`,
+				`line 10: job "no author": Please enter Owner`, `line 17: job "zoned": Unknown time zone "Mars/Olympus"`},
 				errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 
@@ -318,7 +319,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 7: job "示例任务01": Cron is not valid`}, errs.Error())
+			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 10: job "示例任务01": Cron expression not valid — day of month field: values must be between 1 and 31`}, errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}
@@ -402,8 +403,8 @@ func TestApplyRetryBackoff(t *testing.T) {
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			var errs jobspec.Errors
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "no wait": A retry wait of FIXED needs a wait`,
-				`line 9: job "billing": `, `line 16: job "odd": `}, errs.Error())
+			requireErrors(t, errs, []string{`line 8: job "no wait": A retry wait of FIXED needs a wait`,
+				`line 15: job "billing": Retry jitter (%) must be between 0 and 100`, `line 20: job "odd": Unknown retry wait "LINEAR"`}, errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -147,6 +148,8 @@ type Target struct {
 	// Principal makes the changes: an administrator, recorded in the audit log under
 	// its actor (the command uses "cli:jobs-apply").
 	Principal manage.Principal
+	// Lang is the language of the console's refusals; "" keeps the service's.
+	Lang i18n.Lang
 }
 
 // Options of Apply.
@@ -220,14 +223,55 @@ func (a *applier) fail(line int, format string, args ...any) {
 	a.errs = append(a.errs, LineError{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-// refusal records the console's refusal of a change; other errors stop the apply.
+// refusal records the console's refusal of a change to what the file writes at at:
+// at the line of the key the refusal is about (the job's first line when it names
+// none), in the console's words in the target's language. Other errors stop the
+// apply.
 func (a *applier) refusal(at pos, what string, err error) error {
+	return a.refuse(what, err, func(me *manage.Error) int { return at.key(fileKey(me, at)) })
+}
+
+// refuse records a refusal at the line line gives; other errors stop the apply.
+func (a *applier) refuse(what string, err error, line func(*manage.Error) int) error {
 	var me *manage.Error
 	if errors.As(err, &me) {
-		a.fail(at.line, "%s: %s", what, me.Msg)
+		msg := me.Msg
+		if a.t.Lang != "" {
+			msg = me.In(a.t.Lang)
+		}
+		a.fail(line(me), "%s: %s", what, msg)
 		return nil
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// fileKeys are the file's keys of the console's form fields (manage.Error.Field).
+var fileKeys = map[string]string{
+	"jobdesc": "name", "author": "author", "alarm_email": "alarmEmail", "schedule_type": "scheduleType",
+	"cron": "scheduleConf", "fix_rate": "scheduleConf", "glue_type": "glueType", "handler": "executorHandler",
+	"route": "executorRouteStrategy", "misfire": "misfireStrategy", "block": "executorBlockStrategy",
+	"timeout": "executorTimeout", "retry": "executorFailRetryCount", "time_zone": "timeZone", "calendar": "calendars",
+	"tags": "tags", "retry_backoff": "retryBackoff", "retry_wait": "retryWaitMs", "retry_cap": "retryCapMs",
+	"retry_jitter": "retryJitter", "child": "childJobs", "glue_remark": "glueRemark", "glue_source": "glueSource",
+	"param": "executorParam", "appname": "appName", "title": "title",
+	"calendar_name": "name", "calendar_spec": "spec",
+}
+
+// fileKey is the key of the file a refusal is about.
+func fileKey(me *manage.Error, at pos) string {
+	switch me.Key {
+	case "console_start_none", "console_no_fire_time":
+		return "running"
+	case "console_retry_needs_wait":
+		if _, ok := at.keys["retryWaitMs"]; ok {
+			return "retryWaitMs"
+		}
+	case "console_calendar_refused":
+		if strings.Contains(me.Msg, "unknown calendar kind") {
+			return "kind"
+		}
+	}
+	return fileKeys[me.Field()]
 }
 
 func (a *applier) load(ctx context.Context) error {

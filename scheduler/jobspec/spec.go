@@ -14,9 +14,10 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // File is a jobs file: calendars, groups each with its jobs, and workflows.
@@ -445,20 +446,31 @@ func yamlKeys(t reflect.Type) []string {
 	return out
 }
 
-// yamlErrors turns the YAML library's error ("yaml: line 3: …", or a TypeError with
-// one such text per value) into LineErrors.
+// yamlErrors turns the YAML library's errors into LineErrors: a syntax error at the
+// line the parser stopped on (not the line of the block around it), a value of the
+// wrong type at its own line.
 func yamlErrors(err error) Errors {
-	texts := []string{err.Error()}
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		texts = te.Errors
+	var many *yaml.LoadErrors
+	var one *yaml.LoadError
+	var list []*yaml.LoadError
+	switch {
+	case errors.As(err, &many):
+		list = many.Errors
+	case errors.As(err, &one):
+		list = []*yaml.LoadError{one}
+	default:
+		return Errors{{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	out := make(Errors, 0, len(texts))
-	for _, msg := range texts {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		var line int
-		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	out := make(Errors, 0, len(list))
+	for _, e := range list {
+		msg, line := e.Message, e.Mark.Line
+		switch {
+		case e.ContextMsg == "while scanning a simple key":
+			// A key on one line whose ':' is missing: the scanner stopped on a later
+			// line, the key is where the mistake is.
+			line = e.ContextMark.Line
+		case e.ContextMsg != "" && e.ContextMark.Line != e.Mark.Line:
+			msg += " (" + e.ContextMsg + " at line " + strconv.Itoa(e.ContextMark.Line) + ")"
 		}
 		out = append(out, LineError{Line: line, Msg: msg})
 	}

@@ -28,5 +28,5 @@ func NewTarget(st *schema.Store, loc *time.Location, lang i18n.Lang, actor strin
 	svc := manage.New(manage.Config{Store: st, Scheduler: sched, Location: loc, Lang: lang, Logger: log, Workflows: wf})
 	p := manage.PrincipalFor(schema.User{Username: actor, Role: 1}).
 		WithActor(manage.Actor{Kind: manage.ActorSystem, Name: actor})
-	return Target{Store: st, Service: svc, Principal: p}
+	return Target{Store: st, Service: svc, Principal: p, Lang: lang}
 }
