@@ -267,3 +267,44 @@ workflows:
 	requireErrors(t, errs, []string{`line 8: workflow "loop": Workflow node "a": the connections make a cycle through this node`}, errs.Error())
 	require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 }
+
+// --prune refuses to delete a calendar of the file's scope that a job of another
+// group still names, and a job of the file naming a calendar it deletes: at the
+// calendars key and at the job's item, nothing changed.
+func TestApplyPruneRefusesDanglingCalendars(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tg := target(t, databases[0])
+	fillEstate(t, tg)
+	jobs := jobIDs(t, tg.Store)
+	cals, err := tg.Store.Calendars(ctx)
+	require.NoError(t, err)
+	var weekends int
+	for _, c := range cals {
+		if c.Name == "weekends" {
+			weekends = c.ID
+		}
+	}
+	notify := jobs["xxl-job-executor-sample/notify"]
+	ids := []int{weekends}
+	require.NoError(t, tg.Service.UpdateJob(ctx, tg.Principal, manage.JobInput{ID: notify.ID, JobGroup: notify.JobGroup, JobDesc: notify.JobDesc,
+		Author: notify.Author, ScheduleType: notify.ScheduleType, ExecutorHandler: notify.ExecutorHandler, GlueType: notify.GlueType, CalendarIDs: &ids}))
+	before := string(export(t, tg, jobspec.Selection{}, jobspec.YAML))
+	orders := string(export(t, tg, jobspec.Selection{Apps: []string{"orders-executor"}}, jobspec.YAML))
+	dropped := strings.Replace(orders, "  - name: weekends\n    kind: WEEKLY\n    spec: SAT,SUN\n", "", 1)
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{strings.Replace(dropped, "          - weekends\n", "", 1), []string{`line 1: --prune would delete calendar "weekends" (id ` + itoa(weekends) + `), which job "xxl-job-executor-sample/notify" (id ` + itoa(notify.ID) + `), not in the file, names`}},
+		{dropped, []string{`line 1: --prune would delete calendar "weekends"`, `line 16: job "ship parcels": calendar "weekends" is not in the file, so --prune would delete it`}},
+	} {
+		f, err := jobspec.Parse([]byte(c.file))
+		require.NoError(t, err, c.file)
+		_, err = jobspec.Apply(ctx, tg, f, jobspec.Options{Prune: true})
+		var errs jobspec.Errors
+		require.ErrorAs(t, err, &errs)
+		requireErrors(t, errs, c.want, errs.Error()+"\n"+c.file)
+		require.Equal(t, before, string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
+	}
+}
