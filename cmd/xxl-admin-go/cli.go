@@ -104,11 +104,13 @@ admin the file came from first, or both fire the jobs.`,
 	{
 		name: "jobs export", args: "[--apps=APP,...] [--tags=TAG,...] [--format=yaml|json] [--out FILE] [--key=value ...]",
 		database: true, options: []string{"apps", "tags", "format", "out"},
-		summary: "write jobs as code: the selected groups' jobs as YAML or JSON",
+		summary: "write jobs as code: the selected groups' jobs, their calendars and workflows as YAML or JSON",
 		help: `Writes the jobs of the executor groups named by --apps (all groups without it), or
 only those with one of --tags, as a file for jobs apply: each job with its GLUE
 source, time zone, calendars (by name), tags, retry back-off, child jobs (by group
-app name and job name) and running state. Standard output, or --out FILE (readable by
+app name and job name) and running state; the exclusion calendars the jobs name and
+the workflows whose jobs are all exported (every calendar and workflow without
+--apps and --tags). Standard output, or --out FILE (readable by
 its owner only); JSON with --format=json or a FILE ending in .json.
 docs/JOBS-AS-CODE.md describes the file.`,
 		run: func(ctx context.Context, inv *invocation) error { return jobsExport(ctx, inv.cfg, inv.stdout) },
@@ -116,15 +118,19 @@ docs/JOBS-AS-CODE.md describes the file.`,
 	{
 		name: "jobs apply", args: "-f FILE [--dry-run] [--prune] [--key=value ...]",
 		database: true, options: []string{"file", "dryrun", "prune"},
-		summary: "make the database hold the jobs of a file; --dry-run prints the plan only",
-		help: `Reads a file of jobs export (YAML or JSON) and makes the database hold its jobs:
-jobs are matched by group app name and job name, created or changed through the
-console's rules, and missing groups created. It prints the plan, one line a job:
-create, change (with the fields), unchanged, delete. A second apply of the same file
-changes nothing. --dry-run checks everything and rolls it back. --prune deletes the
-jobs of the file's groups that the file does not hold. A file with errors is refused
-as a whole, each error named by its line. Changes are in the audit log as
-cli:jobs-apply. It may run beside an admin on the same database.`,
+		summary: "make the database hold the calendars, jobs and workflows of a file; --dry-run prints the plan only",
+		help: `Reads a file of jobs export (YAML or JSON) and makes the database hold its
+calendars, jobs and workflows: calendars and workflows are matched by name, jobs by
+group app name and job name, created or changed through the console's rules, in
+that order, and missing groups created. It prints the plan, one line a calendar,
+group, job or workflow: create, change (with the fields), unchanged, delete. A second
+apply of the same file changes nothing. --dry-run checks everything and rolls it
+back. --prune deletes the jobs of the file's groups that the file does not hold, and
+the calendars and workflows of their scope (docs/JOBS-AS-CODE.md), refusing what
+would leave a reference dangling. A file with errors is refused as a whole, each
+error named by the line of its key, the console's messages in the language of
+LC_ALL, LC_MESSAGES or LANG. Changes are in the audit log as cli:jobs-apply. It may
+run beside an admin on the same database.`,
 		run: func(ctx context.Context, inv *invocation) error { return jobsApply(ctx, inv.cfg, inv.stdout) },
 	},
 	{
@@ -155,7 +161,7 @@ var ownOptionHelp = map[string]string{
 	"format": "--format=yaml|json  the file's format (default yaml; json for a FILE ending .json)",
 	"file":   "-f, --file FILE   the jobs file to apply, YAML or JSON (- for standard input)",
 	"dryrun": "--dry-run         print the plan and change nothing",
-	"prune":  "--prune           delete the jobs of the file's groups that the file does not hold",
+	"prune":  "--prune           delete the jobs (calendars, workflows) of the file's scope that the file does not hold",
 }
 
 // mainKeys are the keys the general help names; docs/CONFIGURATION.md has them all.

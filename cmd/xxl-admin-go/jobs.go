@@ -58,11 +58,14 @@ func jobsExport(ctx context.Context, cfg *config.Config, out io.Writer) error {
 	for _, g := range f.Groups {
 		n += len(g.Jobs)
 	}
-	fmt.Fprintf(out, "exported %d job(s) of %d executor group(s) to %s\n", n, len(f.Groups), path)
+	fmt.Fprintf(out, "exported %d job(s) of %d executor group(s), %d calendar(s) and %d workflow(s) to %s\n",
+		n, len(f.Groups), len(f.Calendars), len(f.Workflows), path)
 	return nil
 }
 
-// jobsApply runs `jobs apply -f FILE [--dry-run] [--prune]`.
+// jobsApply runs `jobs apply -f FILE [--dry-run] [--prune]`. The console's refusals
+// and warning speak the language of the user's locale (LC_ALL, LC_MESSAGES, LANG),
+// not the admin's configured one: the person reading them runs the command.
 func jobsApply(ctx context.Context, cfg *config.Config, out io.Writer) error {
 	path := cfg.Raw["file"]
 	if path == "" {
@@ -88,7 +91,7 @@ func jobsApply(ctx context.Context, cfg *config.Config, out io.Writer) error {
 	}
 	defer closeDB()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	t := jobspec.NewTarget(st, loc, cfg.I18n, applyActor, quiet)
+	t := jobspec.NewTarget(st, loc, jobspec.LocaleLang(os.Getenv), applyActor, quiet)
 	plan, err := jobspec.Apply(ctx, t, f, jobspec.Options{DryRun: switchOn(cfg, "dryrun"), Prune: switchOn(cfg, "prune")})
 	var errs jobspec.Errors
 	if errors.As(err, &errs) {

@@ -15,9 +15,14 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// jobsFile is a small estate written by hand: a GLUE script with tags, a zone and a
-// child job in another group (created by the apply), running.
-const jobsFile = `groups:
+// jobsFile is a small estate written by hand: a calendar; a GLUE script with tags, a
+// zone and a child job in another group (created by the apply), running; a workflow
+// of both.
+const jobsFile = `calendars:
+  - name: weekends
+    kind: WEEKLY
+    spec: SAT,SUN
+groups:
   - appName: xxl-job-executor-sample
     jobs:
       - name: nightly report
@@ -42,6 +47,19 @@ const jobsFile = `groups:
         scheduleConf: "60"
         executorHandler: shipHandler
         executorTimeout: 30
+        calendars: [weekends]
+workflows:
+  - name: nightly pipeline
+    scheduleType: CRON
+    scheduleConf: "0 0 1 * * ?"
+    nodes:
+      - name: report
+        job: xxl-job-executor-sample/nightly report
+      - name: ship
+        job: orders-executor/ship parcels
+    edges:
+      - from: report
+        to: ship
 `
 
 // jobs export and jobs apply, run on the built binary, move jobs between the embedded
@@ -76,34 +94,36 @@ func TestJobsCommands(t *testing.T) {
 	require.Contains(t, out, "+ create job xxl-job-executor-sample/nightly report\n")
 	require.Contains(t, out, "    tags: [nightly, reports]\n")
 	require.Contains(t, out, "? not in file job xxl-job-executor-sample/示例任务01 (id 1); kept, --prune deletes it\n")
-	require.Contains(t, out, "Applied: 3 created, 0 changed, 0 unchanged, 0 deleted, 1 not in the file (kept)\n")
+	require.Contains(t, out, "+ create calendar weekends\n")
+	require.Contains(t, out, "+ create workflow nightly pipeline\n")
+	require.Contains(t, out, "Applied: 5 created, 0 changed, 0 unchanged, 0 deleted, 1 not in the file (kept)\n")
 	exported := ok(run(nil, append([]string{"jobs", "export"}, embedded...)...))
 	require.Contains(t, exported, "glueSource: |\n")
 	require.Contains(t, exported, "childJobs:\n          - orders-executor/ship parcels\n")
 	require.Contains(t, exported, "running: true\n")
 	out = ok(run(nil, append([]string{"jobs", "export", "--tags=reports", "--out", filepath.Join(dir, "reports.yaml")}, embedded...)...))
-	require.Equal(t, "exported 1 job(s) of 1 executor group(s) to "+filepath.Join(dir, "reports.yaml")+"\n", out)
+	require.Equal(t, "exported 1 job(s) of 1 executor group(s), 0 calendar(s) and 0 workflow(s) to "+filepath.Join(dir, "reports.yaml")+"\n", out)
 	file := write("export.yaml", exported)
 
 	// Into MariaDB: the same jobs; a second apply changes nothing; audited.
 	my, _ := schematest.New(t, schema.Layout34)
 	mysql := jdbcArgs(my, my.Name)
 	out = ok(run(nil, append([]string{"jobs", "apply", "--dry-run", "-f", file}, mysql...)...))
-	require.Contains(t, out, "Plan: 3 to create, 0 to change, 1 unchanged, 0 to delete; dry run, nothing was changed\n")
-	require.Equal(t, "groups:\n  - appName: xxl-job-executor-sample\n", firstLines(ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), 2))
+	require.Contains(t, out, "Plan: 5 to create, 0 to change, 1 unchanged, 0 to delete; dry run, nothing was changed\n")
+	require.Equal(t, "calendars: []\ngroups:\n  - appName: xxl-job-executor-sample\n", firstLines(ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), 3))
 	require.NotContains(t, ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), "nightly report", "the dry run changed nothing")
 	out = ok(run(nil, append([]string{"jobs", "apply", "-f", file}, mysql...)...))
-	require.Contains(t, out, "Applied: 3 created, 0 changed, 1 unchanged, 0 deleted\n")
-	require.Equal(t, exported, ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), "MariaDB holds the same jobs")
+	require.Contains(t, out, "Applied: 5 created, 0 changed, 1 unchanged, 0 deleted\n")
+	require.Equal(t, exported, ok(run(nil, append([]string{"jobs", "export"}, mysql...)...)), "MariaDB holds the same jobs, calendar and workflow")
 	out = ok(run(nil, append([]string{"jobs", "apply", "-f", file}, mysql...)...))
-	require.Equal(t, "Applied: 0 created, 0 changed, 3 unchanged, 0 deleted\n", lastLine(out))
+	require.Equal(t, "Applied: 0 created, 0 changed, 5 unchanged, 0 deleted\n", lastLine(out))
 	// A Java admin fires the New York job at 02:30 of the database's zone: the next
 	// apply warns, as the console's save does.
 	last := time.Date(2026, 11, 22, 2, 30, 0, 0, my.Loc)
 	_, err := my.SQL.Exec("UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE job_desc = 'nightly report'",
 		last.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli())
 	require.NoError(t, err)
-	out = ok(run(nil, append([]string{"jobs", "apply", "-f", file, "--xxl.job.i18n=en"}, mysql...)...))
+	out = ok(run([]string{"LC_ALL=en_US.UTF-8"}, append([]string{"jobs", "apply", "-f", file, "--xxl.job.i18n=zh_CN"}, mysql...)...))
 	require.Contains(t, out, "Saved. Warning: another admin that is not xxl-admin-go (a Java admin) scans this database")
 	var audited int
 	var data []byte
@@ -121,15 +141,16 @@ func TestJobsCommands(t *testing.T) {
 	ok(run(nil, append([]string{"jobs", "export", "--out", jsonFile}, embedded...)...))
 	data, err = os.ReadFile(jsonFile)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(string(data), "{\n  \"groups\": ["), "a .json file is JSON")
+	require.True(t, strings.HasPrefix(string(data), "{\n  \"calendars\": [\n    {\n      \"name\": \"weekends\","), "a .json file is JSON")
 	ok(run(pgEnv, "jobs", "apply", "-f", jsonFile))
 	require.Equal(t, exported, ok(run(pgEnv, "jobs", "export")), "PostgreSQL holds the same jobs")
 	r := run(pgEnv, "jobs", "apply", "-f", write("renamed.yaml", strings.Replace(exported, "- name: ship parcels", "- name: pack parcels", 1)), "--prune")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, `job "nightly report": child job "orders-executor/ship parcels" is not in the file, so --prune would delete it`)
-	changed := write("changed.yaml", strings.Replace(strings.Replace(strings.Replace(exported, "0 30 2 * * ?", "0 0 4 * * ?", 1),
+	changed := write("changed.yaml", strings.ReplaceAll(strings.Replace(strings.Replace(strings.Replace(exported, "0 30 2 * * ?", "0 0 4 * * ?", 1),
 		"- orders-executor/ship parcels", "- orders-executor/pack parcels", 1),
-		"  - appName: orders-executor\n    title: Orders\n    jobs:\n      - name: ship parcels", "  - appName: orders-executor\n    title: Orders\n    jobs:\n      - name: pack parcels", 1))
+		"  - appName: orders-executor\n    title: Orders\n    jobs:\n      - name: ship parcels", "  - appName: orders-executor\n    title: Orders\n    jobs:\n      - name: pack parcels", 1),
+		"job: orders-executor/ship parcels", "job: orders-executor/pack parcels"))
 	out = ok(run(pgEnv, "jobs", "apply", "-f", changed, "--dry-run"))
 	require.Contains(t, out, "~ change job xxl-job-executor-sample/nightly report (id ")
 	require.Contains(t, out, "    scheduleConf: \"0 30 2 * * ?\" -> \"0 0 4 * * ?\"\n")
@@ -137,7 +158,8 @@ func TestJobsCommands(t *testing.T) {
 	require.Contains(t, out, "? not in file job orders-executor/ship parcels (id ")
 	out = ok(run(pgEnv, "jobs", "apply", "-f", changed, "--prune"))
 	require.Contains(t, out, "- delete job orders-executor/ship parcels (id ")
-	require.Contains(t, out, "Applied: 1 created, 1 changed, 1 unchanged, 1 deleted\n")
+	require.Contains(t, out, "~ change workflow nightly pipeline (id ")
+	require.Contains(t, out, "Applied: 1 created, 2 changed, 2 unchanged, 1 deleted\n")
 	after := ok(run(pgEnv, "jobs", "export", "--apps=orders-executor"))
 	require.Contains(t, after, "pack parcels")
 	require.NotContains(t, after, "ship parcels")
@@ -158,9 +180,21 @@ func TestJobsCommands(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, bad+": the file has 1 error(s), nothing was changed:\n  line 10: unknown key \"autor\"")
 	bad = write("bad2.yaml", strings.Split(string(mustRead(t, bad)), "      - name: typo")[0])
-	r = run(pgEnv, "jobs", "apply", "-f", bad)
+	// The console's words, at the field's line, in the user's locale whatever the
+	// admin's configured language.
+	for env, want := range map[string]string{
+		"LANG=zh_CN.UTF-8": `line 7: job "broken": Cron 表达式不合法：`,
+		"LANG=zh_TW.UTF-8": `line 7: job "broken": Cron 表達式不合法：`,
+		"LC_ALL=C":         `line 7: job "broken": Cron expression not valid — `,
+	} {
+		r = run(append(pgEnv, "LANG=", "LC_MESSAGES=", "LC_ALL=", env), "jobs", "apply", "-f", bad, "--xxl.job.i18n=zh_TC")
+		require.Equal(t, 1, r.code)
+		require.Contains(t, r.stderr, want, env)
+	}
+	indent := write("indent.yaml", strings.Replace(string(mustRead(t, bad)), "        executorHandler: h", "       executorHandler: h", 1))
+	r = run(pgEnv, "jobs", "apply", "-f", indent)
 	require.Equal(t, 1, r.code)
-	require.Contains(t, r.stderr, "line 4: job \"broken\": ")
+	require.Contains(t, r.stderr, "line 8: ", "the parser's own line, not the job's")
 	require.Equal(t, after, ok(run(pgEnv, "jobs", "export", "--apps=orders-executor")), "nothing was changed")
 
 	// Usage errors.

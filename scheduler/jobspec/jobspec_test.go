@@ -125,12 +125,11 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				ctx := context.Background()
 				from, to := target(t, src), target(t, dst)
 				fill(t, from)
-				_, err := to.Service.SaveCalendar(ctx, to.Principal, manage.CalendarInput{Name: "holidays", Kind: "DATES", Spec: "2026-12-25"})
-				require.NoError(t, err)
+				// The target is a new database: the calendar comes with the file.
 				groupsMade := 1
 				if to.Store.Layout().GroupAccessToken {
 					// On 3.5 a group has its own token: apply refuses to make one up.
-					_, err = to.Service.AddGroup(ctx, to.Principal, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
+					_, err := to.Service.AddGroup(ctx, to.Principal, manage.GroupInput{AppName: "orders-executor", Title: "Orders", AccessToken: "orders_token"})
 					require.NoError(t, err)
 					groupsMade = 0
 				}
@@ -140,7 +139,8 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 				}
 
 				plan, text := apply(t, to, file, jobspec.Options{})
-				require.Equal(t, groupsMade+3, plan.Count(jobspec.Create), text) // the group and three jobs
+				require.Equal(t, groupsMade+4, plan.Count(jobspec.Create), text) // the calendar, the group and three jobs
+				require.Contains(t, text, "+ create calendar holidays\n    name: \"holidays\"\n    kind: \"DATES\"\n")
 				if groupsMade == 1 {
 					require.Contains(t, text, "+ create group orders-executor")
 				}
@@ -150,7 +150,8 @@ func TestExportApplyReproducesJobs(t *testing.T) {
 
 				plan, text = apply(t, to, file, jobspec.Options{})
 				require.Zero(t, plan.Count(jobspec.Create)+plan.Count(jobspec.Change)+plan.Count(jobspec.Delete), text)
-				require.Equal(t, 4, plan.Count(jobspec.Unchanged), text)
+				require.Equal(t, 4, plan.CountOf(jobspec.JobKind, jobspec.Unchanged), text)
+				require.Equal(t, 1, plan.CountOf(jobspec.CalendarKind, jobspec.Unchanged), text)
 				audit, _, err := to.Store.ListAudit(ctx, schema.AuditFilter{Actor: actor}, 0, 100)
 				require.NoError(t, err)
 				require.NotEmpty(t, audit, "changes are audited as %s", actor)
@@ -220,8 +221,8 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 	require.ErrorAs(t, err, &errs)
 	requireErrors(t, errs, []string{
 		`line 6: unknown key "sheduleType" in a job`,
-		"line 9: cannot unmarshal !!str `soon` into int",
-		"line 10: cannot unmarshal !!str `maybe` into bool",
+		"line 9: cannot construct !!str `soon` into int",
+		"line 10: cannot construct !!str `maybe` into bool",
 		"line 11: a job needs a name",
 		`line 12: job "a" is given twice in group xxl-job-executor-sample (first at line 4)`,
 		"line 14: group xxl-job-executor-sample is given twice (first at line 2)",
@@ -273,16 +274,17 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			require.ErrorAs(t, err, &errs)
 			requireErrors(t, errs, []string{
-				`line 18: job "fine": tag "a b"`,
-				`line 18: job "fine": no calendar named "no-such"`,
-				`line 18: job "fine": child job "xxl-job-executor-sample/nowhere" is neither in the file nor in the database`,
-			}, "references first, before any write")
+				`line 23: job "fine": child job "xxl-job-executor-sample/nowhere" is neither in the file nor in the database`,
+				`line 24: job "fine": no calendar named "no-such"`,
+				`line 25: job "fine": tag "a b"`,
+			}, "references first, before any write, each at its key's line")
 
 			f, err = jobspec.Parse([]byte(strings.Split(semantic, "      - name: fine")[0]))
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "bad cron": `, `line 9: job "no author": `, `line 13: job "zoned": Unknown time zone "Mars/Olympus"`},
+			requireErrors(t, errs, []string{`line 7: job "bad cron": Cron expression not valid — hour field: values must be between 0 and 23`,
+				`line 10: job "no author": Please enter Owner`, `line 17: job "zoned": Unknown time zone "Mars/Olympus"`},
 				errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 
@@ -299,7 +301,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{DryRun: true})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "示例任务01": glueType BEAN cannot change to GLUE_SHELL`})
+			requireErrors(t, errs, []string{`line 6: job "示例任务01": glueType BEAN cannot change to GLUE_SHELL`})
 
 			// A change refused and a creation refused are both reported, by line.
 			f, err = jobspec.Parse([]byte(`groups:
@@ -317,7 +319,7 @@ func TestApplyRefusesFileWithErrors(t *testing.T) {
 			require.NoError(t, err)
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 7: job "示例任务01": Cron is not valid`}, errs.Error())
+			requireErrors(t, errs, []string{`line 4: job "new one": Please enter Owner`, `line 10: job "示例任务01": Cron expression not valid — day of month field: values must be between 1 and 31`}, errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}
@@ -401,8 +403,8 @@ func TestApplyRetryBackoff(t *testing.T) {
 			_, err = jobspec.Apply(context.Background(), tg, f, jobspec.Options{})
 			var errs jobspec.Errors
 			require.ErrorAs(t, err, &errs)
-			requireErrors(t, errs, []string{`line 4: job "no wait": A retry wait of FIXED needs a wait`,
-				`line 9: job "billing": `, `line 16: job "odd": `}, errs.Error())
+			requireErrors(t, errs, []string{`line 8: job "no wait": A retry wait of FIXED needs a wait`,
+				`line 15: job "billing": Retry jitter (%) must be between 0 and 100`, `line 20: job "odd": Unknown retry wait "LINEAR"`}, errs.Error())
 			require.Equal(t, string(before), string(export(t, tg, jobspec.Selection{}, jobspec.YAML)), "nothing was changed")
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xxl-admin-go/xxl-admin-go/compat/i18n"
 	"github.com/xxl-admin-go/xxl-admin-go/scheduler/manage"
 	"github.com/xxl-admin-go/xxl-admin-go/schema"
 )
@@ -33,17 +34,32 @@ type FieldChange struct {
 	Field, Before, After string
 }
 
+// Kind is what a step of a plan is about.
+type Kind string
+
+// Kinds of step.
+const (
+	CalendarKind Kind = "calendar"
+	GroupKind    Kind = "group"
+	JobKind      Kind = "job"
+	WorkflowKind Kind = "workflow"
+)
+
 // Step is one line of a plan.
 type Step struct {
 	Action Action
+	Kind   Kind
 	// Group is the group's app name; Job is the job's name, "" for the group itself.
 	Group, Job string
-	// ID is the job's id in the database (0 for one to create).
+	// Name is a calendar's or workflow's name.
+	Name string
+	// ID is the job's (calendar's, workflow's) id in the database (0 for one to create).
 	ID     int
 	Fields []FieldChange
 }
 
-// Plan is what applying a file does, in the file's order, deletions last.
+// Plan is what applying a file does, in the file's order (calendars, groups and
+// jobs, workflows), deletions last (workflows, jobs, calendars).
 type Plan struct {
 	Steps []Step
 	// Applied is false for a dry run.
@@ -54,7 +70,18 @@ type Plan struct {
 	Warning string
 }
 
-// Count counts the plan's steps of an action (group steps included).
+// CountOf counts the plan's steps of a kind and an action.
+func (p *Plan) CountOf(k Kind, a Action) int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.Kind == k && s.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// Count counts the plan's steps of an action (of every kind).
 func (p *Plan) Count(a Action) int {
 	n := 0
 	for _, s := range p.Steps {
@@ -65,13 +92,17 @@ func (p *Plan) Count(a Action) int {
 	return n
 }
 
-// Write prints the plan as `terraform plan` does: one line a job, the changed fields
+// Write prints the plan as `terraform plan` does: one line a calendar, group, job or
+// workflow, the changed fields
 // under it, and a summary.
 func (p *Plan) Write(w io.Writer) {
 	mark := map[Action]string{Create: "+", Change: "~", Unchanged: "=", Delete: "-", Kept: "?"}
 	for _, s := range p.Steps {
-		what := "job " + s.Group + "/" + s.Job
-		if s.Job == "" {
+		what := string(s.Kind) + " " + s.Name
+		switch s.Kind {
+		case JobKind, "":
+			what = "job " + s.Group + "/" + s.Job
+		case GroupKind:
 			what = "group " + s.Group
 		}
 		id := ""
@@ -117,6 +148,8 @@ type Target struct {
 	// Principal makes the changes: an administrator, recorded in the audit log under
 	// its actor (the command uses "cli:jobs-apply").
 	Principal manage.Principal
+	// Lang is the language of the console's refusals; "" keeps the service's.
+	Lang i18n.Lang
 }
 
 // Options of Apply.
@@ -176,6 +209,10 @@ type applier struct {
 	appByID   map[int]string
 	calByName map[string]int
 	calByID   map[int]string
+	cals      []schema.Calendar
+	wfOn      bool
+	wfs       []schema.Workflow
+	cw        calWorkflowState
 	// current jobs by group app name and name; ids by "app/name".
 	current map[string]map[string]schema.Job
 	ids     map[string]int
@@ -186,14 +223,55 @@ func (a *applier) fail(line int, format string, args ...any) {
 	a.errs = append(a.errs, LineError{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-// refusal records the console's refusal of a change; other errors stop the apply.
-func (a *applier) refusal(line int, what string, err error) error {
+// refusal records the console's refusal of a change to what the file writes at at:
+// at the line of the key the refusal is about (the job's first line when it names
+// none), in the console's words in the target's language. Other errors stop the
+// apply.
+func (a *applier) refusal(at pos, what string, err error) error {
+	return a.refuse(what, err, func(me *manage.Error) int { return at.key(fileKey(me, at)) })
+}
+
+// refuse records a refusal at the line line gives; other errors stop the apply.
+func (a *applier) refuse(what string, err error, line func(*manage.Error) int) error {
 	var me *manage.Error
 	if errors.As(err, &me) {
-		a.fail(line, "%s: %s", what, me.Msg)
+		msg := me.Msg
+		if a.t.Lang != "" {
+			msg = me.In(a.t.Lang)
+		}
+		a.fail(line(me), "%s: %s", what, msg)
 		return nil
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// fileKeys are the file's keys of the console's form fields (manage.Error.Field).
+var fileKeys = map[string]string{
+	"jobdesc": "name", "author": "author", "alarm_email": "alarmEmail", "schedule_type": "scheduleType",
+	"cron": "scheduleConf", "fix_rate": "scheduleConf", "glue_type": "glueType", "handler": "executorHandler",
+	"route": "executorRouteStrategy", "misfire": "misfireStrategy", "block": "executorBlockStrategy",
+	"timeout": "executorTimeout", "retry": "executorFailRetryCount", "time_zone": "timeZone", "calendar": "calendars",
+	"tags": "tags", "retry_backoff": "retryBackoff", "retry_wait": "retryWaitMs", "retry_cap": "retryCapMs",
+	"retry_jitter": "retryJitter", "child": "childJobs", "glue_remark": "glueRemark", "glue_source": "glueSource",
+	"param": "executorParam", "appname": "appName", "title": "title",
+	"calendar_name": "name", "calendar_spec": "spec",
+}
+
+// fileKey is the key of the file a refusal is about.
+func fileKey(me *manage.Error, at pos) string {
+	switch me.Key {
+	case "console_start_none", "console_no_fire_time":
+		return "running"
+	case "console_retry_needs_wait":
+		if _, ok := at.keys["retryWaitMs"]; ok {
+			return "retryWaitMs"
+		}
+	case "console_calendar_refused":
+		if strings.Contains(me.Msg, "unknown calendar kind") {
+			return "kind"
+		}
+	}
+	return fileKeys[me.Field()]
 }
 
 func (a *applier) load(ctx context.Context) error {
@@ -211,10 +289,26 @@ func (a *applier) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.cals = cals
 	a.calByName, a.calByID = map[string]int{}, map[int]string{}
 	for _, c := range cals {
 		a.calByName[c.Name], a.calByID[c.ID] = c.ID, c.Name
 	}
+	if a.wfOn, err = st.HasWorkflowTables(ctx); err != nil {
+		return err
+	}
+	a.wfs = nil
+	for a.wfOn {
+		page, _, err := st.ListWorkflows(ctx, "", nil, len(a.wfs), 500)
+		if err != nil {
+			return err
+		}
+		a.wfs = append(a.wfs, page...)
+		if len(page) < 500 {
+			break
+		}
+	}
+	slices.SortFunc(a.wfs, func(x, y schema.Workflow) int { return x.ID - y.ID })
 	a.current, a.ids, a.byID = map[string]map[string]schema.Job{}, map[string]int{}, map[int]schema.Job{}
 	for _, g := range groups {
 		jobs, err := st.JobsOfGroup(ctx, g.ID)
@@ -330,6 +424,7 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			inFile[g.AppName+"/"+j.Name] = true
 		}
 	}
+	a.prepare(inFile, fileApps)
 	// What is wanted, checked against the file and the database before any write.
 	type item struct {
 		app  string
@@ -342,38 +437,36 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 		if _, ok := a.groups[g.AppName]; !ok && a.t.Store.Layout().GroupAccessToken {
 			// A token is a secret the file should not hold, and one made up here would
 			// leave the group's executors unable to register.
-			a.fail(g.line, "group %s is not in the database; on the 3.5 layout each group has its own access token: create the group in the console first", g.AppName)
+			a.fail(g.at.line, "group %s is not in the database; on the 3.5 layout each group has its own access token: create the group in the console first", g.AppName)
 		}
 		for ji := range g.Jobs {
 			j := g.Jobs[ji]
 			if err := normalize(&j); err != nil {
-				a.fail(j.line, "job %q: %v", j.Name, err)
+				a.fail(j.at.key("tags"), "job %q: %v", j.Name, err)
 			}
-			for _, c := range j.Calendars {
-				if _, ok := a.calByName[c]; !ok {
-					a.fail(j.line, "job %q: no calendar named %q (create it in the console first)", j.Name, c)
-				}
+			for ci, c := range j.Calendars {
+				a.checkCalendarRef(j, ci, c)
 			}
-			for _, c := range j.ChildJobs {
+			for ci, c := range j.ChildJobs {
 				ref := childRef(g.AppName, c)
 				app, _, _ := strings.Cut(ref, "/")
 				switch id, ok := a.ids[ref]; {
 				case inFile[ref]:
 				case !ok || id <= 0:
-					a.fail(j.line, "job %q: child job %q is neither in the file nor in the database", j.Name, ref)
+					a.fail(j.at.item("childJobs", ci), "job %q: child job %q is neither in the file nor in the database", j.Name, ref)
 				case a.o.Prune && fileApps[app]:
-					a.fail(j.line, "job %q: child job %q is not in the file, so --prune would delete it", j.Name, ref)
+					a.fail(j.at.item("childJobs", ci), "job %q: child job %q is not in the file, so --prune would delete it", j.Name, ref)
 				}
 			}
 			it := item{app: g.AppName, want: j}
 			switch id := a.ids[g.AppName+"/"+j.Name]; {
 			case id < 0:
-				a.fail(j.line, "job %q: group %s has several jobs of this name; rename them apart in the console first", j.Name, g.AppName)
+				a.fail(j.at.line, "job %q: group %s has several jobs of this name; rename them apart in the console first", j.Name, g.AppName)
 			case id > 0:
 				cur := a.byID[id]
 				it.cur = &cur
 				if cur.GlueType != j.GlueType {
-					a.fail(j.line, "job %q: glueType %s cannot change to %s (the console cannot either); delete the job or give it another name", j.Name, cur.GlueType, j.GlueType)
+					a.fail(j.at.key("glueType"), "job %q: glueType %s cannot change to %s (the console cannot either); delete the job or give it another name", j.Name, cur.GlueType, j.GlueType)
 				}
 			}
 			items = append(items, it)
@@ -389,6 +482,12 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 	plan := &Plan{}
 	p := a.t.Principal
 	svc := a.t.Service
+	if err := a.applyCalendars(ctx, plan); err != nil {
+		return nil, err
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
 	// Groups the database lacks.
 	for _, g := range a.f.Groups {
 		if _, ok := a.groups[g.AppName]; ok {
@@ -400,14 +499,14 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 		}
 		id, err := svc.AddGroup(ctx, p, manage.GroupInput{AppName: g.AppName, Title: title})
 		if err != nil {
-			if err := a.refusal(g.line, "group "+g.AppName, err); err != nil {
+			if err := a.refusal(g.at, "group "+g.AppName, err); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		a.groups[g.AppName] = schema.Group{ID: id, AppName: g.AppName, Title: title}
 		a.appByID[id] = g.AppName
-		plan.Steps = append(plan.Steps, Step{Action: Create, Group: g.AppName, Fields: []FieldChange{{"title", `""`, quote(title)}}})
+		plan.Steps = append(plan.Steps, Step{Action: Create, Kind: GroupKind, Group: g.AppName, Fields: []FieldChange{{"title", `""`, quote(title)}}})
 	}
 	if len(a.errs) > 0 {
 		return nil, a.errs
@@ -422,7 +521,7 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 		in.ChildJobID = ""
 		id, err := svc.AddJob(ctx, p, in)
 		if err != nil {
-			if err := a.refusal(it.want.line, "job "+quote(it.want.Name), err); err != nil {
+			if err := a.refusal(it.want.at, "job "+quote(it.want.Name), err); err != nil {
 				return nil, err
 			}
 			continue
@@ -433,7 +532,7 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 		a.byID[id] = created
-		plan.Steps = append(plan.Steps, Step{Action: Create, Group: it.app, Job: it.want.Name, Fields: diff(Job{Name: it.want.Name}, it.want)})
+		plan.Steps = append(plan.Steps, Step{Action: Create, Kind: JobKind, Group: it.app, Job: it.want.Name, Fields: diff(Job{Name: it.want.Name}, it.want)})
 	}
 	// Every job to its state: fields, child jobs, GLUE source, running. Jobs refused
 	// above are left out, so that the other jobs' refusals are reported too.
@@ -447,10 +546,10 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 			before.ChildJobs, before.Running = nil, false
 		}
 		want := it.want
-		want.line = 0
+		want.at = pos{}
 		changes := diff(before, want)
 		if it.cur != nil {
-			step := Step{Action: Unchanged, Group: it.app, Job: it.want.Name, ID: id, Fields: changes}
+			step := Step{Action: Unchanged, Kind: JobKind, Group: it.app, Job: it.want.Name, ID: id, Fields: changes}
 			if len(changes) > 0 {
 				step.Action = Change
 			}
@@ -466,6 +565,15 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
+	if err := a.applyWorkflows(ctx, plan); err != nil {
+		return nil, err
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	if err := a.pruneWorkflows(ctx, plan); err != nil {
+		return nil, err
+	}
 	// Jobs of the file's groups that the file does not hold.
 	for _, g := range a.f.Groups {
 		for _, j := range sortedJobs(a.current[g.AppName]) {
@@ -473,17 +581,23 @@ func (a *applier) run(ctx context.Context) (*Plan, error) {
 				continue
 			}
 			if !a.o.Prune {
-				plan.Steps = append(plan.Steps, Step{Action: Kept, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
+				plan.Steps = append(plan.Steps, Step{Action: Kept, Kind: JobKind, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
 				continue
 			}
 			if err := svc.RemoveJob(ctx, p, j.ID); err != nil {
-				if err := a.refusal(g.line, "delete job "+quote(j.JobDesc), err); err != nil {
+				if err := a.refusal(g.at, "delete job "+quote(j.JobDesc), err); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			plan.Steps = append(plan.Steps, Step{Action: Delete, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
+			plan.Steps = append(plan.Steps, Step{Action: Delete, Kind: JobKind, Group: g.AppName, Job: j.JobDesc, ID: j.ID})
 		}
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	if err := a.pruneCalendars(ctx, plan); err != nil {
+		return nil, err
 	}
 	if len(a.errs) > 0 {
 		return nil, a.errs
@@ -523,7 +637,7 @@ func (a *applier) refuseDanglingChildren(inFile map[string]bool) {
 				continue
 			}
 			child := a.byID[id]
-			a.fail(g.line, "--prune would delete job %q (id %d), a child job of job %q (id %d), which is not in the file and would keep the dangling id: remove the child job from that job, or put that job in the file",
+			a.fail(g.at.line, "--prune would delete job %q (id %d), a child job of job %q (id %d), which is not in the file and would keep the dangling id: remove the child job from that job, or put that job in the file",
 				g.AppName+"/"+child.JobDesc, id, app+"/"+parent.JobDesc, parent.ID)
 		}
 	}
@@ -540,11 +654,11 @@ func sortedByID(m map[int]schema.Job) []schema.Job {
 
 // update brings job id from before to want through the console's operations.
 func (a *applier) update(ctx context.Context, id int, app string, before, want Job) error {
-	svc, p, line := a.t.Service, a.t.Principal, want.line
+	svc, p, at := a.t.Service, a.t.Principal, want.at
 	for _, it := range a.f.Groups {
 		for _, j := range it.Jobs {
 			if it.AppName == app && j.Name == want.Name {
-				line = j.line
+				at = j.at
 			}
 		}
 	}
@@ -557,7 +671,7 @@ func (a *applier) update(ctx context.Context, id int, app string, before, want J
 		in := a.input(app, want)
 		in.ID = id
 		if err := svc.UpdateJob(ctx, p, in); err != nil {
-			return a.refusal(line, what, err)
+			return a.refusal(at, what, err)
 		}
 	}
 	if want.GlueType != "BEAN" && (before.GlueSource != want.GlueSource || before.GlueRemark != want.GlueRemark) {
@@ -566,7 +680,7 @@ func (a *applier) update(ctx context.Context, id int, app string, before, want J
 			remark = "jobs apply"
 		}
 		if err := svc.SaveGlue(ctx, p, manage.GlueInput{JobID: id, Source: want.GlueSource, Remark: remark}); err != nil {
-			return a.refusal(line, what+" GLUE source", err)
+			return a.refusal(at, what+" GLUE source", err)
 		}
 	}
 	if before.Running != want.Running {
@@ -577,7 +691,7 @@ func (a *applier) update(ctx context.Context, id int, app string, before, want J
 			err = svc.StopJob(ctx, p, id)
 		}
 		if err != nil {
-			return a.refusal(line, what, err)
+			return a.refusal(at, what, err)
 		}
 	}
 	return nil
@@ -631,7 +745,12 @@ func sortedJobs(m map[string]schema.Job) []schema.Job {
 
 // diff lists the fields that differ between two jobs, by their file keys. GLUE
 // source is shown by its size, not its text.
-func diff(before, after Job) []FieldChange {
+func diff(before, after Job) []FieldChange { return fieldDiff(before, after, "glueSource") }
+
+// fieldDiff lists the fields that differ between two values of a file's struct, by
+// their keys; the sized ones are shown by their size, and a list of nodes or edges
+// by the items it loses and gains.
+func fieldDiff(before, after any, sized ...string) []FieldChange {
 	var out []FieldChange
 	vb, va := reflect.ValueOf(before), reflect.ValueOf(after)
 	t := vb.Type()
@@ -641,19 +760,51 @@ func diff(before, after Job) []FieldChange {
 			continue
 		}
 		key := strings.Split(tag, ",")[0]
-		b, a := show(vb.Field(i)), show(va.Field(i))
+		fb, fa := vb.Field(i), va.Field(i)
+		b, a := show(fb), show(fa)
 		if b == a {
 			continue
 		}
-		if key == "glueSource" {
-			b, a = size(before.GlueSource), size(after.GlueSource)
+		switch {
+		case slices.Contains(sized, key):
+			b, a = size(fb.String()), size(fa.String())
 			if b == a {
 				b, a = b+" (old text)", a+" (new text)"
 			}
+		case fb.Kind() == reflect.Slice && fb.Type().Elem().Kind() == reflect.Struct:
+			b, a = listDiff(fb, fa)
 		}
 		out = append(out, FieldChange{Field: key, Before: b, After: a})
 	}
 	return out
+}
+
+// listDiff shows the items before has and after lacks, and the other way round; the
+// whole lists when only their order differs.
+func listDiff(before, after reflect.Value) (string, string) {
+	items := func(v reflect.Value) []string {
+		out := make([]string, v.Len())
+		for i := range out {
+			out[i] = fmt.Sprint(v.Index(i).Interface())
+		}
+		return out
+	}
+	b, a := items(before), items(after)
+	var gone, come []string
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			gone = append(gone, s)
+		}
+	}
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			come = append(come, s)
+		}
+	}
+	if len(gone) == 0 && len(come) == 0 {
+		return "[" + strings.Join(b, ", ") + "]", "[" + strings.Join(a, ", ") + "] (order)"
+	}
+	return "[" + strings.Join(gone, ", ") + "]", "[" + strings.Join(come, ", ") + "]"
 }
 
 func show(v reflect.Value) string {
@@ -663,7 +814,7 @@ func show(v reflect.Value) string {
 	case reflect.Slice:
 		items := make([]string, v.Len())
 		for i := range items {
-			items[i] = v.Index(i).String()
+			items[i] = fmt.Sprint(v.Index(i).Interface())
 		}
 		return "[" + strings.Join(items, ", ") + "]"
 	default:
