@@ -1,6 +1,6 @@
 // Package ci tells a test whether it runs in the project's CI, where .ci/run installs
 // every tool and server the tests use (Chromium, slapd, mariadbd, PostgreSQL, Node, the
-// Java executors' jars, the Python SDK) and sets XXL_CI=1. There a missing one is a
+// Java executors' jars, the Python SDK) and sets XXL_TEST_CI=1. There a missing one is a
 // failure, not a reason to skip: a green CI run has run every test it names. Elsewhere
 // the test skips with the one line it gives.
 package ci
@@ -11,7 +11,7 @@ import (
 )
 
 // Env is the variable .ci/run sets.
-const Env = "XXL_CI"
+const Env = "XXL_TEST_CI"
 
 // On reports whether the tests run under .ci/run.
 func On() bool { return os.Getenv(Env) != "" }

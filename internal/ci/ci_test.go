@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Under XXL_CI a missing tool fails the test; without it the test skips. Each case runs
+// Under XXL_TEST_CI a missing tool fails the test; without it the test skips. Each case runs
 // in a child test process, so its outcome (fail or skip) is what go test reports.
 func TestSkipFailsUnderCI(t *testing.T) {
 	if os.Getenv("CI_SKIP_CHILD") != "" {
