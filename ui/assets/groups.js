@@ -28,7 +28,7 @@
     if (!list.length && !gone.length) return el('p', { class: 'muted' }, t('groups_none_online'));
     const item = (a, registered) => {
       const d = drained.includes(a);
-      return el('li', { dataset: { address: a, drained: d ? 'yes' : 'no' } }, a, ' ',
+      return el('li', { dataset: { address: a, drained: d ? 'yes' : 'no' } }, el('span', { class: 'mono' }, a), ' ',
         d ? el('span', { class: 'badge badge-warning' }, t(registered ? 'groups_drained' : 'groups_drained_gone')) : null, ' ',
         el('button', {
           type: 'button', class: 'btn btn-sm', dataset: { action: d ? 'undrain' : 'drain' },
@@ -37,7 +37,7 @@
     };
     return el('div', {},
       el('p', { class: 'hint' }, t('groups_drain_hint')),
-      el('ul', { class: 'plain-list mono' }, list.map((a) => item(a, true)), gone.map((a) => item(a, false))));
+      el('ul', { class: 'plain-list' }, list.map((a) => item(a, true)), gone.map((a) => item(a, false))));
   }
 
   async function setDrain(g, address, drain, button) {
