@@ -15,8 +15,8 @@ import (
 // Draining on two real admins sharing a MariaDB database, with two real executors
 // (the Go SDK): a run under way on the drained executor finishes; once drained through
 // one admin, the fires triggered through the other go only to the other executor
-// (within scheduler.DrainRefresh); with both drained a trigger fails saying so; once
-// undrained, fires reach both again.
+// (within scheduler.DrainRefresh), and so do those of an admin started afterwards;
+// with both drained a trigger fails saying so; once undrained, fires reach both again.
 func TestDrainEndToEnd(t *testing.T) {
 	t.Parallel()
 	db, baseA := startAdmin(t)
@@ -95,6 +95,10 @@ func TestDrainEndToEnd(t *testing.T) {
 		require.Equal(t, 200, code)
 		require.Contains(t, msg, "Drained (not routed to)：["+e1+"]")
 	}
+	// An admin started now (a restart) honours the drain at its first trigger.
+	c := wfAPI{base: runAdmin(t, mysqlDatasource(db)), token: "e2e-token"}
+	addr, _, _ = fire(c, first)
+	require.Equal(t, e2, addr, "a new admin reads the drains before its first trigger")
 	waitFor(t, "the run under way on the drained executor finished", 20*time.Second, func() bool {
 		return db.Count(t, "xxl_job_log", "job_id=? AND handle_code=200 AND executor_address=?", slow, e1) == 1
 	})
