@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,5 +115,26 @@ func (s *Scheduler) withoutDrained(ctx context.Context, group int, addrs []strin
 	if len(out) == 0 {
 		return addrs, ""
 	}
-	return live, strings.Join(out, ", ")
+	return live, drainedText(out)
+}
+
+// drainedTextMax bounds the drained addresses a trigger message lists, in bytes: the
+// group's whole list is in the message already.
+const drainedTextMax = 2000
+
+// drainedText lists addresses for a trigger message, the first ones up to
+// drainedTextMax bytes and how many more.
+func drainedText(out []string) string {
+	var b strings.Builder
+	for i, a := range out {
+		if i > 0 && b.Len()+len(a) > drainedTextMax {
+			b.WriteString(", … (" + strconv.Itoa(len(out)-i) + " more)")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a)
+	}
+	return b.String()
 }
