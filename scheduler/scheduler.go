@@ -191,6 +191,7 @@ type Scheduler struct {
 	idle       idleTracker
 	crons      sync.Map // schedule_conf → *cron.Expression
 	jobs       jobCache
+	drains     drainState
 	logs       groupCommit[outcome]
 	results    groupCommit[CallbackResult]
 	metrics    metrics

@@ -199,6 +199,8 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 		group.AddressList = override
 	}
 	addrs := route.SplitAddressList(group.AddressList)
+	registered := len(addrs)
+	addrs, drainedText := s.withoutDrained(ctx, group.ID, addrs)
 
 	shardIndex, shardTotal, pinned := parseSharding(req.ShardingParam)
 	// One trigger time for every shard of a broadcast (3.3.2+), so all shards carry
@@ -233,7 +235,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 					req.ClaimLogID, req.accepted = shards[i-1].LogID, true
 				}
 			}
-			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, i, len(addrs), now, wait); err != nil {
+			if err := s.processTrigger(ctx, job, group, groupMissing, addrs, drainedText, registered, retry, req, i, len(addrs), now, wait); err != nil {
 				return err
 			}
 		}
@@ -242,7 +244,7 @@ func (s *Scheduler) trigger(ctx context.Context, req TriggerRequest, wait bool) 
 	if !pinned {
 		shardIndex, shardTotal = 0, 1
 	}
-	return s.processTrigger(ctx, job, group, groupMissing, addrs, retry, req, shardIndex, shardTotal, now, wait)
+	return s.processTrigger(ctx, job, group, groupMissing, addrs, drainedText, registered, retry, req, shardIndex, shardTotal, now, wait)
 }
 
 // splitGrace is how long after a broadcast's split its other shards become due for
@@ -424,7 +426,7 @@ func parseSharding(p string) (index, total int, ok bool) {
 }
 
 func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group schema.Group, groupMissing bool,
-	addrs []string, retry int, req TriggerRequest, index, total int, now time.Time, wait bool) error {
+	addrs []string, drained string, registered, retry int, req TriggerRequest, index, total int, now time.Time, wait bool) error {
 	broadcast := job.ExecutorRouteStrategy == route.ShardingBroadcast
 	shardText := ""
 	if broadcast {
@@ -472,6 +474,8 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	switch {
 	case groupMissing:
 		routeMsg = fmt.Sprintf("executor group %d not found", job.JobGroup)
+	case len(addrs) == 0 && registered > 0:
+		routeMsg = strings.Replace(s.msgs.T("jobconf_trigger_all_drained"), "{0}", drained, 1)
 	case len(addrs) == 0:
 		routeMsg = s.msgs.T("jobconf_trigger_address_empty")
 	case broadcast:
@@ -529,6 +533,9 @@ func (s *Scheduler) processTrigger(ctx context.Context, job schema.Job, group sc
 	head := b.String()
 	b = strings.Builder{}
 	b.Grow(256)
+	if drained != "" {
+		w("<br>", s.msgs.T("jobconf_trigger_drained"), "：[", drained, "]")
+	}
 	w("<br>", s.msgs.T("jobinfo_field_executorRouteStrategy"), "：", route.Title(job.ExecutorRouteStrategy, string(s.msgs.Lang)))
 	if broadcast {
 		w("(", shardText, ")")

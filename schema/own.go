@@ -47,7 +47,7 @@ type OwnIndex struct {
 
 // OwnTables are this admin's own tables. Features add their xxl_admin_* tables here.
 var OwnTables = []OwnTable{sessionOwnTable, leaseOwnTable, memberOwnTable, apiTokenOwnTable, auditOwnTable, signInGrantOwnTable, triggerOwnTable, signInIdentityOwnTable, jobOptionOwnTable, calendarOwnTable,
-	workflowOwnTable, workflowOptionOwnTable, workflowGraphOwnTable}
+	workflowOwnTable, workflowOptionOwnTable, workflowGraphOwnTable, drainOwnTable}
 
 // ScanIndex is the index the scan's pre-read (Store.ScheduleJobs) reads through.
 var ScanIndex = OwnIndex{

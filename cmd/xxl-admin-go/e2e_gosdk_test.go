@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	xxl "github.com/xxl-job/xxl-job-executor-go"
 )
@@ -29,6 +30,7 @@ func startGoExecutor(t *testing.T, admin, app, token string) string {
 	ex.Init()
 	ex.RegTask("demoJobHandler", func(ctx context.Context, p *xxl.RunReq) string { return "demo ok " + p.ExecutorParams })
 	ex.RegTask("failJobHandler", func(ctx context.Context, p *xxl.RunReq) string { panic("failJobHandler failed on purpose") })
+	ex.RegTask("slowJobHandler", func(ctx context.Context, p *xxl.RunReq) string { time.Sleep(3 * time.Second); return "slow ok" })
 	go func() { _ = ex.Run() }() // the SDK's server cannot be closed; it ends with the test binary
 	t.Cleanup(ex.Stop)           // registryRemove
 	return fmt.Sprintf("http://127.0.0.1:%d", port)

@@ -24,7 +24,7 @@ func TestHostileRequestsNever5xx(t *testing.T) {
 		"/api/callback?x=" + strings.Repeat("a", 3000), "/metrics", "/actuator/health",
 		"/login", "/logout", "/toLogin", "/auth/doLogin", "/jobinfo/pageList", "/jobinfo/add", "/jobinfo/trigger",
 		"/joblog/pageList", "/joblog/logDetailCat", "/joblog/logKill", "/jobgroup/pageList", "/user/pageList",
-		"/jobcode/save", "/", "/index", "/%00", "/..%2f..%2f", "/" + strings.Repeat("x/", 500),
+		"/jobcode/save", "/jobgroup/drain", "/api/drainExecutor", "/api/listDrains", "/", "/index", "/%00", "/..%2f..%2f", "/" + strings.Repeat("x/", 500),
 	}
 	bodies := [][]byte{
 		nil, []byte(""), []byte("null"), []byte("[]"), []byte("{}"), []byte("[{}]"), []byte(`[{"logId":"x"}]`),

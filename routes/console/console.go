@@ -134,6 +134,9 @@ func (k *console) endpoints() []endpoint {
 		{"/jobgroup/remove", v2Only, true, groupRemove},
 		{"/jobgroup/delete", v3Only, true, groupRemove},
 		{"/jobgroup/loadById", shared, false, groupLoad},
+		// Not upstream: drained executor addresses.
+		{"/jobgroup/drain", shared, true, groupDrain},
+		{"/jobgroup/undrain", shared, true, groupUndrain},
 
 		{"/joblog/pageList", shared, false, logPageList},
 		{"/joblog/getJobsByGroup", v2Only, false, logJobsByGroup},

@@ -17,20 +17,56 @@ func groupPageList(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	return r.page(groupsFor(r, gs), total)
+	out, err := groupsFor(r, gs)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.page(out, total)
 }
 
 // groupsFor renders groups for the caller: with their access tokens for an
 // administrator on the 3.5 layout, who edits them in the executor form.
-func groupsFor(r *call, gs []schema.Group) []groupJSON {
+// With their drained addresses for an administrator (who drains them).
+func groupsFor(r *call, gs []schema.Group) ([]groupJSON, error) {
 	out := r.dates().groups(gs)
-	if !r.p.Admin() || !r.k.Manage.Layout().GroupAccessToken {
-		return out
+	if !r.p.Admin() {
+		return out, nil
+	}
+	ids := make([]int, len(gs))
+	for i, g := range gs {
+		ids[i] = g.ID
+	}
+	drains, err := r.k.Manage.GroupDrains(r.c.UserContext(), ids)
+	if err != nil {
+		return nil, err
 	}
 	for i := range out {
-		out[i].AccessToken = &gs[i].AccessToken
+		out[i].Drained = drains[gs[i].ID]
+		if r.k.Manage.Layout().GroupAccessToken {
+			out[i].AccessToken = &gs[i].AccessToken
+		}
 	}
-	return out
+	return out, nil
+}
+
+// groupDrain and groupUndrain drain and undrain one address of a group (not
+// upstream; docs/EXECUTORS.md): id is the group, address the executor address.
+func groupDrain(r *call) error   { return groupSetDrain(r, true) }
+func groupUndrain(r *call) error { return groupSetDrain(r, false) }
+
+func groupSetDrain(r *call, drain bool) error {
+	id, err := r.f.int("id", 0)
+	if err != nil {
+		return r.fail(err)
+	}
+	set := r.k.Manage.UndrainExecutor
+	if drain {
+		set = r.k.Manage.DrainExecutor
+	}
+	if err := set(r.c.UserContext(), r.p, id, r.f.str("address")); err != nil {
+		return r.fail(err)
+	}
+	return r.ok(nil)
 }
 
 func groupInput(f form) (manage.GroupInput, error) {
@@ -89,5 +125,9 @@ func groupLoad(r *call) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	return r.ok(groupsFor(r, []schema.Group{g})[0])
+	out, err := groupsFor(r, []schema.Group{g})
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.ok(out[0])
 }

@@ -137,6 +137,9 @@ type groupJSON struct {
 	// groupsFor): upstream 3.5 shows it to every user through loadById, and with it
 	// any of them could call the job OpenAPI.
 	AccessToken *string `json:"accessToken,omitempty"`
+	// Drained are the group's drained addresses (not upstream; absent when none, so
+	// that such groups keep upstream's bytes).
+	Drained []string `json:"drained,omitempty"`
 }
 
 func (d dates) group(g schema.Group) groupJSON {

@@ -65,7 +65,7 @@ var (
 
 // Handles reports whether uri is one of the calls.
 func (j *Jobs) Handles(uri string) bool {
-	return writeCalls[uri] || readCalls[uri] || calendarCalls[uri]
+	return writeCalls[uri] || readCalls[uri] || calendarCalls[uri] || drainCalls[uri]
 }
 
 // jobBody is the body of every call; each call reads the fields it needs. `name` is
@@ -169,7 +169,7 @@ func (j *Jobs) CallBearer(ctx context.Context, uri string, body []byte, secret s
 			return c, err
 		}
 		j.good.add(secret, now)
-		if p.ReadOnly() && (writeCalls[uri] || calendarWrites[uri]) {
+		if p.ReadOnly() && (writeCalls[uri] || calendarWrites[uri] || drainWrites[uri]) {
 			j.Log.Info("job openapi call refused", "call", uri, "token_id", t.ID, "err", "read-only token")
 			return caller{refused: p.Actor()}, &manage.Error{Kind: manage.Denied, Msg: j.Manage.T("console_token_read_only")}
 		}
@@ -231,6 +231,9 @@ func (j *Jobs) run(ctx context.Context, uri string, body []byte, auth func() (ca
 	}
 	if calendarCalls[uri] {
 		return j.calendarCall(ctx, uri, body, admit)
+	}
+	if drainCalls[uri] {
+		return j.drainCall(ctx, uri, body, admit)
 	}
 	if !writeCalls[uri] {
 		return protocol.Fail(protocol.MsgURINotFound(uri))

@@ -86,6 +86,8 @@ const (
 	ActionGroupAdd     = "group.add"
 	ActionGroupUpdate  = "group.update"
 	ActionGroupRemove  = "group.remove"
+	ActionGroupDrain   = "group.drain"
+	ActionGroupUndrain = "group.undrain"
 	ActionUserAdd      = "user.add"
 	ActionUserUpdate   = "user.update"
 	ActionUserRemove   = "user.remove"
@@ -107,7 +109,7 @@ const (
 // Actions lists every action, in the order the Audit page's filter offers them.
 var Actions = []string{
 	ActionJobAdd, ActionJobUpdate, ActionJobRemove, ActionJobStart, ActionJobStop, ActionJobTrigger, ActionGlueSave,
-	ActionLogKill, ActionLogClear, ActionGroupAdd, ActionGroupUpdate, ActionGroupRemove,
+	ActionLogKill, ActionLogClear, ActionGroupAdd, ActionGroupUpdate, ActionGroupRemove, ActionGroupDrain, ActionGroupUndrain,
 	ActionUserAdd, ActionUserUpdate, ActionUserRemove, ActionUserPassword,
 	ActionSignIn, ActionSignInFailed, ActionSignOut, ActionTokenCreate, ActionTokenRevoke,
 	ActionWorkflowAdd, ActionWorkflowUpdate, ActionWorkflowRemove, ActionWorkflowTrigger, ActionWorkflowCancel, ActionWorkflowRerun,

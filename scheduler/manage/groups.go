@@ -268,9 +268,19 @@ func (s *Service) RemoveGroup(ctx context.Context, p Principal, id int) error {
 	if total <= 1 {
 		return s.fail(Invalid, "console_group_last")
 	}
+	// Its drains go with it; a database without the table has none.
+	drains, err := s.store.HasDrainTable(ctx)
+	if err != nil {
+		return err
+	}
 	if err := s.store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.store.DeleteGroup(ctx, id); err != nil {
 			return err
+		}
+		if drains {
+			if err := s.store.RemoveGroupDrains(ctx, id); err != nil {
+				return err
+			}
 		}
 		return s.store.DeleteGroupRegistry(ctx, g.AppName)
 	}); err != nil {

@@ -35,3 +35,29 @@ func javaBlank(s string) bool {
 	}
 	return true
 }
+
+// Undrained splits a group's address list into the addresses runs may be routed to
+// and the drained ones, each in list order. Every strategy routes over the first
+// (SHARDING_BROADCAST gives each of them a shard): a drained address gets no new run.
+// live is list itself when nothing is drained.
+func Undrained(list []string, drained func(address string) bool) (live, out []string) {
+	for i, a := range list {
+		if !drained(a) {
+			if out != nil {
+				live = append(live, a)
+			}
+			continue
+		}
+		if out == nil {
+			live = append(make([]string, 0, len(list)-1), list[:i]...)
+		}
+		out = append(out, a)
+	}
+	if out == nil {
+		return list, nil
+	}
+	if live == nil {
+		live = []string{}
+	}
+	return live, out
+}

@@ -248,6 +248,12 @@ func (s *step) advance() error {
 	if err := s.collect(); err != nil {
 		return err
 	}
+	// The policy is applied before the waiting nodes are decided, and again after
+	// (decide may fail a node): under STOP no edge below a failure is judged, every
+	// waiting node is cancelled.
+	if err := s.policy(); err != nil || s.run.State != schema.WorkflowRunning {
+		return err
+	}
 	s.decide()
 	if err := s.policy(); err != nil {
 		return err
@@ -386,7 +392,8 @@ func (s *step) failed(n *schema.NodeRun, msg string) error {
 
 // decide skips or readies, in topological order, the waiting nodes whose parents are
 // all final; a skip or a template that cannot be rendered is final at once, so what
-// follows from it is decided in the same pass.
+// follows from it is decided in the same pass, except below a failure that stops the
+// run (STOP, unhandled): there it ends, for policy to cancel the rest.
 func (s *step) decide() {
 	for _, name := range s.p.order {
 		n := s.nodes[name]
@@ -414,6 +421,9 @@ func (s *step) decide() {
 		param, err := s.render(name)
 		if err != nil {
 			s.set(n, schema.WorkflowFailed, err.Error())
+			if s.run.FailurePolicy != PolicyContinue && !s.p.handled(name) {
+				return // the run stops (policy): nothing below is decided
+			}
 			continue
 		}
 		s.ready = append(s.ready, name)

@@ -76,6 +76,50 @@ func TestStopCancelsTheRest(t *testing.T) {
 	require.Equal(t, 1, kills, "the running sibling was killed")
 }
 
+// Under STOP every waiting node is cancelled, whatever its edge: a child of the
+// failing node is cancelled, not skipped, both when the node fails on its executor
+// and when its template cannot be rendered.
+func TestStopCancelsTheFailedNodesChildren(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"mysql", "postgres", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, kind, 1)
+			b.ex.Handle("fail", executortest.Behavior{HandleCode: 500, HandleMsg: strp("boom")})
+			b.ex.Handle("a", executortest.Behavior{HandleMsg: strp("not json")})
+			g := workflow.Graph{
+				Nodes: []workflow.Node{{Name: "A", JobID: b.job(t, "a", nil)}, {Name: "F", JobID: b.job(t, "fail", nil)},
+					{Name: "Child", JobID: b.job(t, "child", nil)}, {Name: "Grandchild", JobID: b.job(t, "grandchild", nil)}},
+				Edges: []workflow.Edge{{From: "A", To: "F"}, {From: "F", To: "Child"}, {From: "Child", To: "Grandchild"}},
+			}
+			id, err := b.a().eng.StartRun(b.ctx, b.save(t, g, workflow.PolicyStop), "", "MANUAL", "tester")
+			require.NoError(t, err)
+			r, ns := b.waitRun(t, id)
+			require.Equal(t, schema.WorkflowFailed, r.State)
+			require.Equal(t, schema.WorkflowFailed, ns["F"].State)
+			for _, name := range []string{"Child", "Grandchild"} {
+				require.Equal(t, schema.WorkflowCancelled, ns[name].State, "%s: %s", name, ns[name].Msg)
+				require.Equal(t, `the run stopped: node "F" failed: attempt 1 failed: handle code 500`, ns[name].Msg)
+			}
+			require.Empty(t, b.runs("child"))
+
+			// A template that cannot be rendered fails its node in the same pass that
+			// would decide its children.
+			g.Nodes[1].Param = "${A.output.file}"
+			id, err = b.a().eng.StartRun(b.ctx, b.save(t, g, workflow.PolicyStop), "", "MANUAL", "tester")
+			require.NoError(t, err)
+			r, ns = b.waitRun(t, id)
+			require.Equal(t, schema.WorkflowFailed, r.State)
+			require.Equal(t, schema.WorkflowFailed, ns["F"].State)
+			require.Contains(t, r.Msg, `node "F" failed`)
+			for _, name := range []string{"Child", "Grandchild"} {
+				require.Equal(t, schema.WorkflowCancelled, ns[name].State, "%s: %s", name, ns[name].Msg)
+			}
+			require.Len(t, b.runs("fail"), 1, "F fired in the first run only")
+		})
+	}
+}
+
 // Under CONTINUE, the independent branch finishes; a failure edge handles a failure.
 func TestContinueAndFailureEdges(t *testing.T) {
 	t.Parallel()

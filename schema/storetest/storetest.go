@@ -48,6 +48,7 @@ func Run(t *testing.T, zone *time.Location, newStore func(t *testing.T) *schema.
 	t.Run("Calendar", func(t *testing.T) { t.Parallel(); runCalendars(t, setup) })
 	t.Run("JobTag", func(t *testing.T) { t.Parallel(); runJobTags(t, setup) })
 	t.Run("Workflow", func(t *testing.T) { t.Parallel(); runWorkflows(t, setup) })
+	t.Run("Drain", func(t *testing.T) { t.Parallel(); runDrains(t, setup) })
 }
 
 type testBundle struct {

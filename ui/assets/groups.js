@@ -1,20 +1,59 @@
 // Executors (administrators): paged list, add/edit with automatic or manual machine
-// addresses, delete, and the machines online.
+// addresses, delete, and the machines online, each drained or undrained here.
 'use strict';
 
 (() => {
-  const { saveForm, listPage, t, el, $, openDialog, formError, confirmDelete, infoDialog } = App;
+  const { saveForm, listPage, t, el, $, append, clear, api, busy, toast, openDialog, formError, confirmDialog, confirmDelete, infoDialog } = App;
   const list = listPage({ endpoint: '/jobgroup/pageList', table: 'groups-table', fields: { appname: '', title: '' }, row });
   const load = list.load;
 
+  // The machines of a group, each with its drain state and the action that changes
+  // it; addresses drained and no longer registered stay listed, to be undrained.
   function online(g) {
+    const n = (g.registryList || []).length;
+    const drained = (g.drained || []).length;
+    return el('span', {},
+      el('button', {
+        type: 'button', class: 'online-btn' + (n ? ' has' : ''), dataset: { action: 'online' },
+        onclick: () => infoDialog(t('groups_online_title', g.title), machines(g)),
+      }, el('span', { class: 'dot', 'aria-hidden': 'true' }), String(n)),
+      drained ? ' ' : null,
+      drained ? el('span', { class: 'badge badge-warning', dataset: { slot: 'drained' } }, t('groups_drained_count', drained)) : null);
+  }
+
+  function machines(g) {
     const list = g.registryList || [];
-    const n = list.length;
-    return el('button', {
-      type: 'button', class: 'online-btn' + (n ? ' has' : ''), dataset: { action: 'online' },
-      onclick: () => infoDialog(t('groups_online_title', g.title),
-        n ? el('ul', { class: 'plain-list mono' }, list.map((a) => el('li', {}, a))) : el('p', { class: 'muted' }, t('groups_none_online'))),
-    }, el('span', { class: 'dot', 'aria-hidden': 'true' }), String(n));
+    const drained = g.drained || [];
+    const gone = drained.filter((a) => !list.includes(a));
+    if (!list.length && !gone.length) return el('p', { class: 'muted' }, t('groups_none_online'));
+    const item = (a, registered) => {
+      const d = drained.includes(a);
+      return el('li', { dataset: { address: a, drained: d ? 'yes' : 'no' } }, el('span', { class: 'mono' }, a), ' ',
+        d ? el('span', { class: 'badge badge-warning' }, t(registered ? 'groups_drained' : 'groups_drained_gone')) : null, ' ',
+        el('button', {
+          type: 'button', class: 'btn btn-sm', dataset: { action: d ? 'undrain' : 'drain' },
+          onclick: (e) => setDrain(g, a, !d, e.currentTarget),
+        }, t(d ? 'groups_undrain' : 'groups_drain')));
+    };
+    return el('div', {},
+      el('p', { class: 'hint' }, t('groups_drain_hint')),
+      el('ul', { class: 'plain-list' }, list.map((a) => item(a, true)), gone.map((a) => item(a, false))));
+  }
+
+  async function setDrain(g, address, drain, button) {
+    if (drain && !(await confirmDialog(t('groups_drain_ask', address), { ok: t('groups_drain') }))) return;
+    await busy(button, async () => {
+      try {
+        await api(drain ? '/jobgroup/drain' : '/jobgroup/undrain', { id: g.id, address });
+        const rest = (g.drained || []).filter((a) => a !== address);
+        g.drained = drain ? rest.concat([address]) : rest;
+        toast(t(drain ? 'groups_drained_ok' : 'groups_undrained_ok', address));
+        append(clear($('[data-slot="body"]', document.getElementById('dlg-info'))), [machines(g)]);
+        load();
+      } catch (err) {
+        toast(err.message, 'error');
+      }
+    });
   }
 
   function row(g) {

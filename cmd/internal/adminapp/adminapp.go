@@ -198,6 +198,7 @@ func Build(ctx context.Context, o Options) (*Admin, error) {
 	// jobs rely on it beside a Java admin.
 	mgr.PrepareJobOptions(ctx)
 	mgr.PrepareCalendars(ctx)
+	mgr.PrepareDrains(ctx)
 	mgr.JavaAdminWarning(ctx) // logs the evidence, if any
 	pages, err := ui.New(cfg.ContextPath, ui.Deps{Manage: mgr, Store: store, Lang: cfg.I18n, Log: log, WeakAccessToken: weakToken,
 		AlarmChannels: alarmChannelNames(cfg)})

@@ -607,7 +607,8 @@ func TestJobOpenAPIDocument(t *testing.T) {
 			"/api/listCalendars", "/api/saveCalendar", "/api/removeCalendar",
 			"/api/addWorkflow", "/api/updateWorkflow", "/api/removeWorkflow", "/api/triggerWorkflow",
 			"/api/cancelWorkflowRun", "/api/rerunWorkflowRun", "/api/getWorkflowRun", "/api/listWorkflowRuns",
-			"/api/getWorkflow", "/api/listWorkflows"}, paths)
+			"/api/getWorkflow", "/api/listWorkflows",
+			"/api/listDrains", "/api/drainExecutor", "/api/undrainExecutor"}, paths)
 		require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearerAuth"].Scheme)
 		for p, raw := range doc.Paths {
 			require.Contains(t, string(raw), `"bearerAuth"`, p)
