@@ -125,6 +125,16 @@ func javaJarContextPath(version string) string {
 	return ""
 }
 
+// javaJarContextArg is the value of server.servlet.context-path for a context path
+// ("" for the root): 2.4.2's Tomcat refuses "/" ("Invalid ending comma" in its JMX
+// name) and takes the root as the empty string; 3.x ships "/".
+func javaJarContextArg(version, ctxPath string) string {
+	if ctxPath == "" && !strings.HasPrefix(version, "2.") {
+		return "/"
+	}
+	return ctxPath
+}
+
 // startJavaJar starts an upstream admin jar on a fresh database until t ends, with its
 // Spring properties on the command line.
 func startJavaJar(t *testing.T, s *suite, column, version, jar string, props ...string) (*admin, error) {
@@ -163,13 +173,17 @@ func startJavaJar(t *testing.T, s *suite, column, version, jar string, props ...
 	args := append([]string{"-jar", jar}, dbArgs...)
 	args = append(args,
 		"--server.port="+strconv.Itoa(port),
-		"--server.servlet.context-path="+orRoot(ctxPath),
+		"--server.servlet.context-path="+javaJarContextArg(version, ctxPath),
 		"--xxl.job.i18n=en",
 	)
 	if layout != "3.5" {
 		args = append(args, "--xxl.job.accessToken="+s.cfg.token)
 	}
-	args = append(args, props...)
+	for _, p := range props {
+		if _, ok := strings.CutPrefix(p, "--server.servlet.context-path="); !ok {
+			args = append(args, p)
+		}
+	}
 	dir := t.TempDir()
 	out := &syncBuffer{}
 	cmd := exec.Command(javaCommand(), args...)
