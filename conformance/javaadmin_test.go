@@ -45,6 +45,9 @@ func javaJarTargets(s *suite) []adminTarget {
 		if jar == "" {
 			continue
 		}
+		if abs, err := filepath.Abs(jar); err == nil {
+			jar = abs // the admin runs in a directory of its own
+		}
 		out = append(out, adminTarget{
 			name:   v.column,
 			layout: layoutOf(v.version),
@@ -62,6 +65,21 @@ func javaJarTargets(s *suite) []adminTarget {
 		out = append(out, adminTarget{name: "java-jar", layout: "2.4", check: func() string { return why }})
 	}
 	return out
+}
+
+// byArrival orders log rows by the time their run reached the executor, rows without
+// a run last: the first and second of two fires a second apart are the ones the
+// executor received first and second. An admin sends them in that order as a rule;
+// upstream's (trigger pools, the ring beside the console) can send a later one first
+// when its trigger threads are slow, as on a busy machine.
+func byArrival(ex []exchange, ls []logRow) {
+	at := func(l logRow) time.Time {
+		if r, ok := runOf(ex, l.ID); ok {
+			return r.Start
+		}
+		return time.Unix(1<<40, 0)
+	}
+	slices.SortStableFunc(ls, func(a, b logRow) int { return at(a).Compare(at(b)) })
 }
 
 // javaCommand is the java launcher for the jars: XXL_TEST_JAVA_ADMIN_JAVA, else java

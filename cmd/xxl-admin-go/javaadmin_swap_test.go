@@ -46,7 +46,9 @@ func javaAdminJar(t *testing.T) string {
 	if _, err := os.Stat(jar); err != nil {
 		t.Skip("XXL_TEST_JAVA_ADMIN_JAR_3_4_2: " + err.Error())
 	}
-	return jar
+	abs, err := filepath.Abs(jar) // the admin runs in a directory of its own
+	require.NoError(t, err)
+	return abs
 }
 
 var (
