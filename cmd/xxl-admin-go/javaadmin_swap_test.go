@@ -21,30 +21,33 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// upstreamJavaAdmin is upstream's own xxl-job-admin of the 3.4 line, a jar built from
-// its sources outside this repository (docs/TESTING.md), run as a process.
+// upstreamJavaAdmin is upstream's own xxl-job-admin, a jar built from its sources
+// outside this repository (docs/TESTING.md), run as a process.
 type upstreamJavaAdmin struct {
-	t         *testing.T
-	jar       string
-	args      []string
-	port      int
-	dir       string
-	out       *quietBuffer
-	cmd       *exec.Cmd
-	done      chan struct{}
-	startedIn time.Duration
+	t           *testing.T
+	jar         string
+	contextPath string // "" for the root
+	args        []string
+	port        int
+	dir         string
+	out         *quietBuffer
+	cmd         *exec.Cmd
+	done        chan struct{}
+	startedIn   time.Duration
 }
 
-// javaAdminJar is the 3.4.2 admin jar of XXL_TEST_JAVA_ADMIN_JAR_3_4_2, with the
-// java launcher of XXL_TEST_JAVA_ADMIN_JAVA; the test skips with one line without it.
-func javaAdminJar(t *testing.T) string {
+// javaAdminJar is upstream's admin jar of a version (2.4.2, 3.4.2) named by
+// XXL_TEST_JAVA_ADMIN_JAR_<version with _>, run with the java launcher of
+// XXL_TEST_JAVA_ADMIN_JAVA; the test skips with one line without it.
+func javaAdminJar(t *testing.T, version string) string {
 	t.Helper()
-	jar := os.Getenv("XXL_TEST_JAVA_ADMIN_JAR_3_4_2")
+	name := "XXL_TEST_JAVA_ADMIN_JAR_" + strings.ReplaceAll(version, ".", "_")
+	jar := os.Getenv(name)
 	if jar == "" {
-		t.Skip("XXL_TEST_JAVA_ADMIN_JAR_3_4_2 is not set: upstream's xxl-job-admin 3.4.2 jar (docs/TESTING.md)")
+		t.Skip(name + " is not set: upstream's xxl-job-admin " + version + " jar (docs/TESTING.md)")
 	}
 	if _, err := os.Stat(jar); err != nil {
-		t.Skip("XXL_TEST_JAVA_ADMIN_JAR_3_4_2: " + err.Error())
+		t.Skip(name + ": " + err.Error())
 	}
 	abs, err := filepath.Abs(jar) // the admin runs in a directory of its own
 	require.NoError(t, err)
@@ -75,11 +78,12 @@ func applyUpstreamTables(t *testing.T, jar string, db *schematest.DB) {
 	require.NoError(t, err, path)
 }
 
-// startUpstreamJavaAdmin starts the jar on db (context path "/", as 3.4.1+ ships),
-// waits until it answers, and stops it with SIGTERM when the test ends.
-func startUpstreamJavaAdmin(t *testing.T, jar string, db *schematest.DB, token string) *upstreamJavaAdmin {
+// startUpstreamJavaAdmin starts the jar on db under the context path its version ships
+// (2.x: /xxl-job-admin, 3.4.1+: /), waits until it answers, and stops it with SIGTERM
+// when the test ends.
+func startUpstreamJavaAdmin(t *testing.T, jar, contextPath string, db *schematest.DB, token string) *upstreamJavaAdmin {
 	t.Helper()
-	a := &upstreamJavaAdmin{t: t, jar: jar, port: freePort(t), dir: t.TempDir(), out: &quietBuffer{}}
+	a := &upstreamJavaAdmin{t: t, jar: jar, contextPath: contextPath, port: freePort(t), dir: t.TempDir(), out: &quietBuffer{}}
 	a.args = []string{"-jar", jar,
 		"--spring.datasource.url=jdbc:mysql://" + db.Config.Addr + "/" + db.Name + "?useUnicode=true&characterEncoding=UTF-8&serverTimezone=" + schematest.Zone,
 		"--spring.datasource.username=" + db.Config.User, "--spring.datasource.password=" + db.Config.Passwd,
@@ -95,7 +99,9 @@ func startUpstreamJavaAdmin(t *testing.T, jar string, db *schematest.DB, token s
 	return a
 }
 
-func (a *upstreamJavaAdmin) base() string { return fmt.Sprintf("http://127.0.0.1:%d", a.port) }
+func (a *upstreamJavaAdmin) base() string {
+	return fmt.Sprintf("http://127.0.0.1:%d%s", a.port, a.contextPath)
+}
 
 func (a *upstreamJavaAdmin) start() {
 	a.t.Helper()
@@ -176,19 +182,27 @@ func tailString(s string, n int) string {
 	return s
 }
 
-// The swap in place with the real thing: two of upstream's Java admins (3.4.2) and two
-// xxl-admin-go admins (lock mode) on one MariaDB database made by upstream's own table
-// script and `xxl-admin-go schema upgrade`, with npm executors and CRON jobs firing
-// every second. The Java admins are stopped (SIGTERM) while ours go on, and started
-// again. Every planned second of every job has exactly one log row (the second of its
-// trigger_time) and reached an executor once, and every result is stored; the test
-// reports per job the longest gap between fired seconds and who fired what.
+// The swap in place with the real thing, for each of upstream's 2.4.2 and 3.4.2 whose
+// jar is given: two of upstream's Java admins and two xxl-admin-go admins (lock mode)
+// on one MariaDB database made by upstream's own table script and `xxl-admin-go
+// schema upgrade`, with npm executors and CRON jobs firing every second. The Java
+// admins are stopped (SIGTERM) while ours go on, and started again. Every planned
+// second of every job has exactly one log row (the second of its trigger_time) and
+// reached an executor once, and every result is stored; the test reports per job the
+// longest gap between fired seconds and who fired what.
 func TestSwapWithUpstreamJavaAdmins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two JVM admins, two of ours and npm executors for minutes; skipped with -short")
 	}
-	jar := javaAdminJar(t)
 	t.Parallel()
+	for _, v := range []struct{ version, contextPath string }{{"2.4.2", "/xxl-job-admin"}, {"3.4.2", ""}} {
+		t.Run(v.version, func(t *testing.T) {
+			swapWithUpstreamJavaAdmins(t, javaAdminJar(t, v.version), v.contextPath)
+		})
+	}
+}
+
+func swapWithUpstreamJavaAdmins(t *testing.T, jar, contextPath string) {
 	const token, jobs, phase = "crash-token", 6, 20 * time.Second
 	bin := buildAdmin(t)
 	db := schematest.NewEmpty(t)
@@ -198,7 +212,7 @@ func TestSwapWithUpstreamJavaAdmins(t *testing.T) {
 		"--spring.datasource.username="+db.Config.User, "--spring.datasource.password="+db.Config.Passwd).CombinedOutput()
 	require.NoError(t, err, "schema upgrade: %s", out)
 
-	javas := []*upstreamJavaAdmin{startUpstreamJavaAdmin(t, jar, db, token), startUpstreamJavaAdmin(t, jar, db, token)}
+	javas := []*upstreamJavaAdmin{startUpstreamJavaAdmin(t, jar, contextPath, db, token), startUpstreamJavaAdmin(t, jar, contextPath, db, token)}
 	t.Logf("Java admins answered after %s and %s", javas[0].startedIn.Round(100*time.Millisecond), javas[1].startedIn.Round(100*time.Millisecond))
 	extra := []string{"--xxl.admin.cluster.mode=lock", "--xxl.job.i18n=en"}
 	ours := []*adminProc{startAdminProcOut(t, bin, db, testWriter{t}, extra...), startAdminProcOut(t, bin, db, testWriter{t}, extra...)}
