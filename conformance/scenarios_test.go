@@ -369,6 +369,7 @@ func scBlock(x *cell) {
 	got := map[string][]logRow{}
 	for _, s := range strategies {
 		got[s] = x.waitLogs(x.a, jobs[s], s+": two triggers settled", 30*time.Second, func(ls []logRow) bool { return firstSettled(ls, 2) })
+		byArrival(e.Exchanges(), got[s])
 		for _, l := range got[s] {
 			r, ok := runOf(e.Exchanges(), l.ID)
 			if !x.check(ok, "%s: no run for log %d", s, l.ID) {

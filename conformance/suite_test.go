@@ -155,6 +155,7 @@ func (s *suite) admins(kinds []*execKind) []adminTarget {
 		for _, image := range cfg.javaPeerAdmins {
 			targets = append(targets, javaAdminTarget(s, image))
 		}
+		targets = append(targets, javaJarTargets(s)...)
 	}
 	return targets
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/xxl-admin-go/xxl-admin-go/schema/schematest"
 )
 
-// javaStandIn plays a Java admin of the 3.4 line on a shared MySQL database. A real
-// Java admin cannot be built here (it needs Spring Boot from Maven Central), so this
+// javaStandIn plays a Java admin of the 3.4 line on a shared MySQL database (the real
+// one, a jar built outside this repository, is TestSwapWithUpstreamJavaAdmins'); this
 // stand-in does what ../shared/spec/scheduler.md and admin-http.md say that admin does
 // on the database and on the wire, and nothing more:
 //
@@ -88,8 +88,9 @@ func startJavaStandIn(t *testing.T, db *schematest.DB, token string) *javaStandI
 	return s
 }
 
-// stopScheduling ends the scan and the ring (as a stopping Java admin does); what the
-// ring held is dropped, as upstream drops it. Callbacks are still served.
+// stopScheduling ends the scan and the ring; what the ring held is dropped, as a
+// killed Java admin drops it (upstream's graceful stop fires it for 10 s more, see
+// TestSwapWithUpstreamJavaAdmins). Callbacks are still served.
 func (s *javaStandIn) stopScheduling() {
 	s.stopped.Do(func() { close(s.stop) })
 	s.loops.Wait()
