@@ -282,7 +282,7 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	defer func() {
 		if !adminClosed {
 			a.stopScheduler(10 * time.Second)
-			a.close()
+			a.stop()
 		}
 	}()
 	ws, we := first.Add(o.Warmup), first.Add(o.Warmup+o.Duration)
@@ -355,7 +355,7 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	if err != nil {
 		return err
 	}
-	a.close()
+	a.stop()
 	adminClosed = true
 
 	hz, err := b.horizons(ctx, first.Unix())
