@@ -218,6 +218,7 @@ func freePort() (int, error) {
 }
 
 func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB, dbPID int, res *Result) error {
+	base := footprint()
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -421,22 +422,31 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	res.AdminLog = logs.summary()
 
 	if o.LimitDuration > 0 {
+		// The limit loop measures the database alone: nothing of the admin may run.
+		if _, err := checkFootprint(ctx, base, "the admin stopped", footprintWait); err != nil {
+			return err
+		}
 		lim, err := runLimit(ctx, o, b, jobIDs, groupOf, addrs, run.AvgTriggerMsgChars, dbPID)
 		if err != nil {
 			return err
 		}
 		res.Limit = lim
-		r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec}
-		if lim.StmtPerTrigger > 0 { // no statement counts on PostgreSQL: no NaN in the JSON
-			r.Statements = run.StmtPerTrigger / lim.StmtPerTrigger
-		}
-		if lim.DBCPUPerTrigger > 0 {
-			r.DBCPUPerTrigger = run.DBCPUPerTrigger / lim.DBCPUPerTrigger
-			r.ProjectedMaxPerSec = lim.PerSec / r.DBCPUPerTrigger
-		}
-		res.Ratios = r
+		res.Ratios = ratiosOf(run, lim)
 	}
 	return nil
+}
+
+// ratiosOf compares a run with the limit loop.
+func ratiosOf(run *Run, lim *LimitResult) *Ratios {
+	r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec}
+	if lim.StmtPerTrigger > 0 { // no statement counts on PostgreSQL: no NaN in the JSON
+		r.Statements = run.StmtPerTrigger / lim.StmtPerTrigger
+	}
+	if lim.DBCPUPerTrigger > 0 {
+		r.DBCPUPerTrigger = run.DBCPUPerTrigger / lim.DBCPUPerTrigger
+		r.ProjectedMaxPerSec = lim.PerSec / r.DBCPUPerTrigger
+	}
+	return r
 }
 
 // seedRun seeds the groups over the executors' addresses and the jobs of a run (and

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"runtime"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"time"
 )
@@ -21,17 +21,17 @@ type Footprint struct {
 	HeapMiB         float64 `json:"heap_mib"`
 }
 
-// Slack of checkFootprint over the baseline: runtime and driver goroutines that come
-// and go (a timer, a connection closing), and heap the process keeps between runs
-// (the results gathered so far, pools).
+// Slack of checkFootprint over the baseline: goroutines of the runtime and the
+// libraries that come and go, and heap the process keeps between runs (the results
+// gathered so far, pools).
 const (
-	footprintGoroutines = 8
+	footprintGoroutines = 2
 	footprintHeapMiB    = 16
 )
 
 // footprintWait is how long checkFootprint waits for the goroutines of a stopped
-// admin to end (connections closing, the last tick of a loop).
-const footprintWait = 10 * time.Second
+// admin to end: a stopped fasthttp server's worker-pool cleaner ends within 10 s.
+const footprintWait = 15 * time.Second
 
 func footprint() Footprint {
 	runtime.GC()
@@ -69,60 +69,68 @@ func checkFootprint(ctx context.Context, base Footprint, what string, wait time.
 	}
 }
 
-// goroutineSummary lists the n largest groups of identical goroutines: their count,
-// the innermost frame of their stack and the innermost frame of this module's code.
+// goroutineSummary lists the n largest groups of goroutines alike: their count, the
+// innermost function of their stack, the innermost of this module's code (if another)
+// and the function that started them.
 func goroutineSummary(n int) string {
-	var buf bytes.Buffer
-	_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+	counts := map[string]int{}
+	for _, g := range goroutineStacks() {
+		var inner, ours, creator string
+		lines := strings.Split(g, "\n")
+		for _, line := range lines[1:] {
+			switch {
+			case strings.HasPrefix(line, "created by "):
+				creator = strings.Fields(strings.TrimPrefix(line, "created by "))[0]
+			case line == "" || strings.HasPrefix(line, "\t"):
+			default:
+				fn := line[:max(strings.LastIndexByte(line, '('), 0)]
+				if fn == "" {
+					fn = line
+				}
+				if inner == "" {
+					inner = fn
+				}
+				if ours == "" && (strings.Contains(fn, "xxl-admin-go/") || strings.HasPrefix(fn, "main.")) {
+					ours = fn
+				}
+			}
+		}
+		key := inner
+		if ours != "" && ours != inner {
+			key += " ← " + ours
+		}
+		if creator != "" {
+			key += " (started by " + creator + ")"
+		}
+		counts[key]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return counts[keys[i]] > counts[keys[j]] || counts[keys[i]] == counts[keys[j]] && keys[i] < keys[j] })
 	var out []string
-	sc := bufio.NewScanner(&buf)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	head, inner, ours := "", "", ""
-	flush := func() {
-		if head != "" && len(out) < n {
-			line := "  " + head + " " + inner
-			if ours != "" && ours != inner {
-				line += " ← " + ours
-			}
-			out = append(out, line)
-		}
-		head, inner, ours = "", "", ""
+	for _, k := range keys[:min(n, len(keys))] {
+		out = append(out, fmt.Sprintf("  %d× %s", counts[k], k))
 	}
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "goroutine profile:"):
-		case line == "":
-			flush()
-		case head == "" && strings.Contains(line, " @ "):
-			head = strings.SplitN(line, " @ ", 2)[0] + "×"
-		case strings.HasPrefix(line, "#"):
-			f := strings.Fields(line)
-			if len(f) < 3 {
-				continue
-			}
-			if inner == "" {
-				inner = f[2]
-			}
-			if ours == "" && (strings.Contains(f[2], "xxl-admin-go/") || strings.HasPrefix(f[2], "main.")) {
-				ours = f[2]
-			}
-		}
-	}
-	flush()
 	return strings.Join(out, "\n")
+}
+
+// goroutineStacks is every goroutine's stack as runtime/pprof prints it (debug=2).
+func goroutineStacks() []string {
+	var buf bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&buf, 2)
+	return strings.Split(strings.TrimSpace(buf.String()), "\n\n")
 }
 
 // adminGoroutines counts the goroutines running the admin's code (any package of
 // this module but the benchmark's own): none may be left once an admin stopped.
 func adminGoroutines() int {
-	var buf bytes.Buffer
-	_ = pprof.Lookup("goroutine").WriteTo(&buf, 2)
 	n := 0
-	for _, g := range strings.Split(buf.String(), "\n\n") {
+	for _, g := range goroutineStacks() {
 		for _, line := range strings.Split(g, "\n") {
 			if strings.Contains(line, "xxl-admin-go/xxl-admin-go/") && !strings.Contains(line, "xxl-admin-go/cmd/xxl-admin-bench") &&
-				!strings.HasPrefix(strings.TrimSpace(line), "/") {
+				!strings.HasPrefix(line, "\t") {
 				n++
 				break
 			}

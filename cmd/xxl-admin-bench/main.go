@@ -42,6 +42,7 @@ type options struct {
 	LimitDuration   time.Duration `json:"limit_duration_ns"`
 	LimitBatch      int           `json:"limit_batch"`
 	LimitWorkers    int           `json:"limit_workers"`
+	LimitSettle     time.Duration `json:"limit_settle_ns,omitempty"`
 	Registry        int           `json:"registry"`
 	AdminBin        string        `json:"admin_bin,omitempty"`
 	StartupRuns     int           `json:"startup_runs"`
@@ -99,6 +100,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.DurationVar(&o.LimitDuration, "limit-duration", 10*time.Second, "duration of the database-only limit loop (0 skips it)")
 	fs.IntVar(&o.LimitBatch, "limit-batch", 500, "triggers per batch in the limit loop")
 	fs.IntVar(&o.LimitWorkers, "limit-workers", 8, "concurrent batches in the limit loop")
+	fs.DurationVar(&o.LimitSettle, "limit-settle", 10*time.Second, "capacity, overload: pause after the last admin stopped before the limit loop runs again")
 	fs.IntVar(&o.Registry, "registry", 1000, "startup: registered executor addresses (xxl_job_registry rows), served by the fake executors")
 	fs.StringVar(&o.AdminBin, "admin-bin", "", "startup: measure this admin binary (e.g. a build of ./cmd/xxl-admin-go) instead of the admin built into this command")
 	fs.IntVar(&o.StartupRuns, "startup-runs", 3, "startup: admin starts to measure")
