@@ -34,6 +34,7 @@ type Result struct {
 	Startup  *Startup       `json:"startup,omitempty"`
 	Console  *ConsoleResult `json:"console,omitempty"`
 	Capacity *Capacity      `json:"capacity,omitempty"`
+	Overload *Overload      `json:"overload,omitempty"`
 	Cluster  *ClusterResult `json:"partitioned,omitempty"`
 	AdminLog []LogLine      `json:"admin_log,omitempty"`
 }
@@ -144,6 +145,8 @@ func bench(ctx context.Context, o options) error {
 		err = capacity(ctx, o, server, res) // capacity.go
 	case "partitioned":
 		err = partitioned(ctx, o, server, res) // partitioned.go
+	case "overload":
+		err = overload(ctx, o, server, res) // overload.go
 	default:
 		err = measureOnce(ctx, o, server, res)
 	}
@@ -204,7 +207,7 @@ func measureOnce(ctx context.Context, o options, server *mysql.Config, res *Resu
 	case "console":
 		return consoleMeasure(ctx, o, server, b, res) // console.go
 	}
-	return fmt.Errorf("-measure %q: want throughput, capacity, partitioned, startup, limit or console", o.Measure)
+	return fmt.Errorf("-measure %q: want throughput, capacity, overload, partitioned, startup, limit or console", o.Measure)
 }
 
 // freePort picks a free loopback port for a server that starts later.
@@ -596,6 +599,9 @@ func printResult(w io.Writer, r *Result) {
 	}
 	if r.Cluster != nil {
 		printCluster(w, r)
+	}
+	if r.Overload != nil {
+		printOverload(w, r)
 	}
 	if r.Run != nil && r.Cluster == nil {
 		x := r.Run

@@ -85,7 +85,7 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 	var before *LimitResult
 	if o.LimitDuration > 0 {
 		var err error
-		if before, err = freshLimit(ctx, o, server, res); err != nil {
+		if before, err = freshLimit(ctx, o, server, res, o.CapacityFrom); err != nil {
 			return err
 		}
 		c.LimitPerSec = before.PerSec
@@ -180,7 +180,7 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 		if err := sleepUntil(ctx, time.Now().Add(o.LimitSettle)); err != nil {
 			return err
 		}
-		after, err := freshLimit(ctx, o, server, res)
+		after, err := freshLimit(ctx, o, server, res, o.CapacityFrom)
 		if err != nil {
 			return err
 		}
@@ -191,10 +191,10 @@ func capacity(ctx context.Context, o options, server *mysql.Config, res *Result)
 }
 
 // freshLimit runs the limit loop alone on a fresh database seeded as for a run of
-// -capacity-from jobs (the same for every call of one search).
-func freshLimit(ctx context.Context, o options, server *mysql.Config, res *Result) (*LimitResult, error) {
+// jobs (the same for both calls of one measurement).
+func freshLimit(ctx context.Context, o options, server *mysql.Config, res *Result, jobs int) (*LimitResult, error) {
 	lo := o
-	lo.Measure, lo.Jobs = "limit", o.CapacityFrom
+	lo.Measure, lo.Jobs = "limit", jobs
 	lr := &Result{Options: lo, Host: res.Host}
 	if err := measureOnce(ctx, lo, server, lr); err != nil {
 		return nil, err

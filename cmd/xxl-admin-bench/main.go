@@ -6,6 +6,7 @@
 //	xxl-admin-bench [-jobs 1000] [-duration 60s] [-executor-proc] [-out bench.json]
 //	xxl-admin-bench -measure=startup -jobs 10000 -registry 1000
 //	xxl-admin-bench -measure=console -jobs 10000 -logs 1000000
+//	xxl-admin-bench -measure=overload -rate 7000 -mariadbd
 package main
 
 import (
@@ -63,6 +64,7 @@ type options struct {
 	CapacityStep    float64       `json:"capacity_resolution,omitempty"`
 	ProbeRetries    int           `json:"probe_retries,omitempty"`
 	Admins          int           `json:"admins,omitempty"`
+	Rate            int           `json:"rate,omitempty"`
 }
 
 type multiFlag []string
@@ -79,7 +81,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	if dsn == "" {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
-	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), overload (1.2× the sustained rate, then 0.7×: how the admin falls behind and catches up), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
 	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored. A postgres://user:password@host:port/db URL measures on PostgreSQL (db: the database connected to while creating and dropping -db)")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
 	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
@@ -120,6 +122,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.IntVar(&o.CapacityFrom, "capacity-from", 4000, "capacity: first rate probed, jobs due every second")
 	fs.Float64Var(&o.CapacityStep, "capacity-resolution", 0.05, "capacity: stop bisecting when the bracket is narrower than this fraction of its lower end")
 	fs.IntVar(&o.ProbeRetries, "probe-retries", 1, "capacity: probes more of a rate whose probe failed before it counts as failed (others' load on a shared machine)")
+	fs.IntVar(&o.Rate, "rate", 0, "overload: the sustained rate, jobs due every second (0: found by a capacity search first)")
 	fs.IntVar(&o.Admins, "admins", 3, "partitioned: admin processes sharing the jobs")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")
