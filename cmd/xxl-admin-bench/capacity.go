@@ -59,6 +59,10 @@ func verdict(r *Run) (bool, string) {
 		return false, fmt.Sprintf("%d missed", r.Missed)
 	case r.Duplicates > 0:
 		return false, fmt.Sprintf("%d doubled", r.Duplicates)
+	case r.Failed > 0:
+		// A claim closed unsent (merged into a later fire of its job, or past its
+		// misfire window) has its log row, so it is not missed, but it did not run.
+		return false, fmt.Sprintf("%d closed unsent or failed", r.Failed)
 	case r.Skew.P99 > CapacitySkewP99Ms:
 		return false, fmt.Sprintf("p99 skew %d ms", r.Skew.P99)
 	case r.NotReceived > 0 || r.UnknownReceipts > 0:
