@@ -71,10 +71,13 @@ type OverloadPhase struct {
 	DroppedMisfire     int64 `json:"dropped_by_misfire"`
 	DroppedMisfireScan int64 `json:"dropped_by_misfire_in_scan"`
 	// DroppedOther should stay 0: Merged are claims closed as merged into a later fire
-	// of their job; Unexplained planned seconds without a row where no misfire rule
-	// applies; Open claims never sent nor closed.
+	// of their job; Coalesced planned seconds without a row before a fire that went out
+	// less than 5 s after the first of them (the scan found the job overdue, fired it
+	// once and planned it again from its own time); Unexplained seconds without a row
+	// and no fire after them; Open claims never sent nor closed.
 	DroppedOther int64 `json:"dropped_otherwise"`
 	Merged       int64 `json:"merged"`
+	Coalesced    int64 `json:"coalesced_in_scan"`
 	Unexplained  int64 `json:"unexplained"`
 	Open         int64 `json:"open_claims"`
 	Duplicates   int64 `json:"duplicates"`
@@ -373,9 +376,10 @@ func kindOf(r overloadRow) rowKind {
 // row gets, from the last backwards, its own second when closed, else the latest second
 // at or before its trigger second that is below the next row's: with one row per
 // planned second that is exact, and the seconds left without a row come before a row
-// (where the scan skips them: a job found more than 5 s overdue, DO_NOTHING, is planned
-// again from the scan's time). Such a gap is a misfire when the row after it went out
-// more than 5 s after the gap's first second; otherwise it is unexplained.
+// (where the scan skips them: a job found overdue fires once, or not at all when more
+// than 5 s late and DO_NOTHING, and is planned again from the scan's time). Such a gap
+// is a misfire when the row after it went out 5 s or more after the gap's first
+// second, coalesced when less, unexplained when no row follows.
 func analyzeOverload(ov *Overload, rows []overloadRow, recvMs map[int64]int64, horizons map[int]Horizon, phases []Window) {
 	names := []string{"warm-up (1.2×)", "high (1.2×)", "low (0.7×)"}
 	ov.Phases = make([]OverloadPhase, len(phases))
@@ -484,14 +488,19 @@ func analyzeOverload(ov *Overload, rows []overloadRow, recvMs map[int64]int64, h
 			if next < len(rs) {
 				gapEnd = planned[next]
 			}
-			misfire := next < len(rs) && rs[next].TriggerSec-sec >= misfireSecs
+			after := next < len(rs)
+			misfire := after && rs[next].TriggerSec-sec >= misfireSecs
 			for s := sec; s < gapEnd; s++ {
 				for _, ph := range phaseOf(s) {
 					ph.Planned++
-					if misfire {
+					switch {
+					case misfire:
 						ph.DroppedMisfire++
 						ph.DroppedMisfireScan++
-					} else {
+					case after:
+						ph.Coalesced++
+						ph.DroppedOther++
+					default:
 						ph.Unexplained++
 						ph.DroppedOther++
 					}
@@ -538,9 +547,9 @@ func printOverload(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "  limit loop before %.0f/s, after %.0f/s\n", ov.LimitPerSec, ov.LimitAfterPerSec)
 	}
 	for _, p := range append(slices.Clone(ov.Phases), ov.Total) {
-		fmt.Fprintf(w, "  %-15s %s–%s planned %7d: on time %7d, late %6d (p50 %5d, p99 %5d, max %5d ms), failed %d; dropped by misfire %d (%d in the scan), otherwise %d (merged %d, unexplained %d, open %d); duplicates %d\n",
+		fmt.Fprintf(w, "  %-15s %s–%s planned %7d: on time %7d, late %6d (p50 %5d, p99 %5d, max %5d ms), failed %d; dropped by misfire %d (%d in the scan), otherwise %d (merged %d, coalesced in the scan %d, unexplained %d, open %d); duplicates %d\n",
 			p.Name, p.Start, p.End, p.Planned, p.OnTime, p.Late, p.LateMs.P50, p.LateMs.P99, p.LateMs.Max, p.Failed,
-			p.DroppedMisfire, p.DroppedMisfireScan, p.DroppedOther, p.Merged, p.Unexplained, p.Open, p.Duplicates)
+			p.DroppedMisfire, p.DroppedMisfireScan, p.DroppedOther, p.Merged, p.Coalesced, p.Unexplained, p.Open, p.Duplicates)
 	}
 	rec := "never"
 	if ov.RecoverySeconds >= 0 {

@@ -22,26 +22,30 @@ func TestAnalyzeOverloadClassifiesEveryPlannedSecond(t *testing.T) {
 		{ID: 4, JobID: 1, TriggerSec: 103, TriggerCode: 500, Msg: merged[:80]},
 		{ID: 5, JobID: 1, TriggerSec: 110, TriggerCode: 200},
 		{ID: 6, JobID: 1, TriggerSec: 110, TriggerCode: 200},
-		// Job 2: one second without a row, its next fire on time: unexplained.
+		// Job 2: one second without a row, its next fire less than 5 s later: coalesced
+		// in the scan.
 		{ID: 7, JobID: 2, TriggerSec: 100, TriggerCode: 200},
 		{ID: 8, JobID: 2, TriggerSec: 101, TriggerCode: 200},
 		{ID: 9, JobID: 2, TriggerSec: 103, TriggerCode: 200},
 		{ID: 10, JobID: 2, TriggerSec: 104, TriggerCode: 200},
+		// Job 3: its last two seconds without a row and no fire after them: unexplained.
+		{ID: 11, JobID: 3, TriggerSec: 100, TriggerCode: 200},
 	}
-	recv := map[int64]int64{1: 100_100, 2: 101_200, 5: 110_200, 6: 110_300, 7: 100_050, 8: 101_050, 9: 103_050, 10: 104_050}
-	hz := map[int]Horizon{1: {First: 100, End: 111}, 2: {First: 100, End: 105}}
+	recv := map[int64]int64{1: 100_100, 2: 101_200, 5: 110_200, 6: 110_300, 7: 100_050, 8: 101_050, 9: 103_050, 10: 104_050, 11: 100_010}
+	hz := map[int]Horizon{1: {First: 100, End: 111}, 2: {First: 100, End: 105}, 3: {First: 100, End: 103}}
 	ov := &Overload{}
 	analyzeOverload(ov, rows, recv, hz, []Window{{100, 103}, {103, 106}, {106, 111}})
 	tot := ov.Total
-	require.Equal(t, int64(16), tot.Planned)
-	require.Equal(t, int64(7), tot.OnTime)
+	require.Equal(t, int64(19), tot.Planned)
+	require.Equal(t, int64(8), tot.OnTime)
 	require.Equal(t, int64(1), tot.Late)
 	require.Equal(t, int64(1200), tot.LateMs.Max, "row 5 went out at 110.2 for 109")
 	require.Equal(t, int64(6), tot.DroppedMisfire)
 	require.Equal(t, int64(5), tot.DroppedMisfireScan)
 	require.Equal(t, int64(1), tot.Merged)
-	require.Equal(t, int64(1), tot.Unexplained)
-	require.Equal(t, int64(2), tot.DroppedOther)
+	require.Equal(t, int64(1), tot.Coalesced)
+	require.Equal(t, int64(2), tot.Unexplained)
+	require.Equal(t, int64(4), tot.DroppedOther)
 	require.Equal(t, tot.Planned, tot.OnTime+tot.Late+tot.DroppedMisfire+tot.DroppedOther+tot.Failed)
 	low := ov.Phases[2] // 106–110: job 1's skipped 106–108, its late 109, its 110
 	require.Equal(t, int64(5), low.Planned)
