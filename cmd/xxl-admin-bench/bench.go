@@ -425,7 +425,9 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	res.AdminLog = logs.summary()
 
 	if o.LimitDuration > 0 {
-		// The limit loop measures the database alone: nothing of the admin may run.
+		// The limit loop measures the database alone: nothing of the admin may run,
+		// and the run's rows and receipts are analysed (not kept in the heap).
+		rows, fires, hz, fr = nil, nil, nil, FleetResult{}
 		if _, err := checkFootprint(ctx, base, "the admin stopped", footprintWait); err != nil {
 			return err
 		}
