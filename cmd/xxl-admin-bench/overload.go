@@ -101,9 +101,7 @@ const misfireSecs = scheduler.PreReadMs / 1000
 func overload(ctx context.Context, o options, server *mysql.Config, res *Result) error {
 	ov := &Overload{RatePerSec: o.Rate, RateFrom: "-rate"}
 	if ov.RatePerSec <= 0 {
-		co := o
-		co.Duration = min(o.Duration, 30*time.Second) // the confirming run
-		if err := capacity(ctx, co, server, res); err != nil {
+		if err := capacity(ctx, o, server, res); err != nil {
 			return err
 		}
 		if ov.RatePerSec = res.Capacity.SustainedPerSec; ov.RatePerSec <= 0 {
