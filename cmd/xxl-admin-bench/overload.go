@@ -519,7 +519,9 @@ func analyzeOverload(ov *Overload, rows []overloadRow, recvMs map[int64]int64, h
 		ov.BySecond = append(ov.BySecond, SecondSkew{Second: from + int64(i), Fires: p.N, P99: p.P99, Max: p.Max})
 	}
 	// Recovery: from the load drop, the first planned second after which every second
-	// of the low phase has its p99 under the limit (-1: its last second has not).
+	// of the low phase has its p99 under the limit and a fire sent (every job left is
+	// due every second: a second without one had all its fires dropped); -1 when its
+	// last second has not.
 	drop, end := phases[len(phases)-1].Start, phases[len(phases)-1].End
 	ov.RecoverySeconds = 0
 	for i := len(ov.BySecond) - 1; i >= 0; i-- {
@@ -527,7 +529,7 @@ func analyzeOverload(ov *Overload, rows []overloadRow, recvMs map[int64]int64, h
 		if s.Second < drop {
 			break
 		}
-		if s.P99 > CapacitySkewP99Ms {
+		if s.P99 > CapacitySkewP99Ms || s.Fires == 0 {
 			ov.RecoverySeconds = s.Second + 1 - drop
 			if s.Second+1 >= end {
 				ov.RecoverySeconds = -1
