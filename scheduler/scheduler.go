@@ -398,6 +398,7 @@ func (s *Scheduler) Stop(ctx context.Context) {
 		if err := s.retire(rctx); err != nil {
 			s.log.Warn("could not mark this admin stopped; others take over after the heartbeat timeout", "err", err)
 		}
+		s.store.CloseScanConn() // the scans ended (wgScan): the pool's Close would leave it open
 		s.runCancel()
 	})
 }

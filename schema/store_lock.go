@@ -118,6 +118,16 @@ func (s *Store) openScanConnLocked(ctx context.Context) error {
 	return nil
 }
 
+// CloseScanConn closes the scan's connection (Scheduler.Stop, once the scans ended):
+// held by the store, it is not closed by the pool's Close and would stay open on the
+// server, with a goroutine of the driver, for as long as the process runs. A later
+// scan opens a new one.
+func (s *Store) CloseScanConn() {
+	s.scan.mu.Lock()
+	defer s.scan.mu.Unlock()
+	s.dropScanConnLocked()
+}
+
 // ScanConnID is the server's connection id of the scan's connection (0 when none is
 // open, or on SQLite).
 func (s *Store) ScanConnID() int64 {

@@ -129,9 +129,13 @@ func (a *admin) idle() bool {
 	return a.sched.WaitIdle(ctx) == nil
 }
 
-// close stops the HTTP server and the database pool.
-func (a *admin) close() {
-	_ = a.App.ShutdownWithTimeout(2 * time.Second)
+// stop stops the admin as cmd/xxl-admin-go stops it (serve.go: Admin.Wait, then the
+// deferred db.Close): Admin.Stop stops the workflow engine, the scheduler (a no-op when
+// stopScheduler ran), the HTTP server and the management server; then the pool. An
+// admin closed any other way leaves its loops running against a closed pool, and a
+// later measurement in this process would measure them too.
+func (a *admin) stop() {
+	a.Admin.Stop()
 	a.db.Close()
 }
 

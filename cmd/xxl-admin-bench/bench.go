@@ -34,6 +34,7 @@ type Result struct {
 	Startup  *Startup       `json:"startup,omitempty"`
 	Console  *ConsoleResult `json:"console,omitempty"`
 	Capacity *Capacity      `json:"capacity,omitempty"`
+	Overload *Overload      `json:"overload,omitempty"`
 	Cluster  *ClusterResult `json:"partitioned,omitempty"`
 	AdminLog []LogLine      `json:"admin_log,omitempty"`
 }
@@ -144,6 +145,8 @@ func bench(ctx context.Context, o options) error {
 		err = capacity(ctx, o, server, res) // capacity.go
 	case "partitioned":
 		err = partitioned(ctx, o, server, res) // partitioned.go
+	case "overload":
+		err = overload(ctx, o, server, res) // overload.go
 	default:
 		err = measureOnce(ctx, o, server, res)
 	}
@@ -204,7 +207,7 @@ func measureOnce(ctx context.Context, o options, server *mysql.Config, res *Resu
 	case "console":
 		return consoleMeasure(ctx, o, server, b, res) // console.go
 	}
-	return fmt.Errorf("-measure %q: want throughput, capacity, partitioned, startup, limit or console", o.Measure)
+	return fmt.Errorf("-measure %q: want throughput, capacity, overload, partitioned, startup, limit or console", o.Measure)
 }
 
 // freePort picks a free loopback port for a server that starts later.
@@ -218,6 +221,7 @@ func freePort() (int, error) {
 }
 
 func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB, dbPID int, res *Result) error {
+	base := footprint()
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -282,7 +286,7 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	defer func() {
 		if !adminClosed {
 			a.stopScheduler(10 * time.Second)
-			a.close()
+			a.stop()
 		}
 	}()
 	ws, we := first.Add(o.Warmup), first.Add(o.Warmup+o.Duration)
@@ -355,7 +359,7 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	if err != nil {
 		return err
 	}
-	a.close()
+	a.stop()
 	adminClosed = true
 
 	hz, err := b.horizons(ctx, first.Unix())
@@ -421,22 +425,33 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	res.AdminLog = logs.summary()
 
 	if o.LimitDuration > 0 {
+		// The limit loop measures the database alone: nothing of the admin may run,
+		// and the run's rows and receipts are analysed (not kept in the heap).
+		rows, fires, hz, fr = nil, nil, nil, FleetResult{}
+		if _, err := checkFootprint(ctx, base, "the admin stopped", footprintWait); err != nil {
+			return err
+		}
 		lim, err := runLimit(ctx, o, b, jobIDs, groupOf, addrs, run.AvgTriggerMsgChars, dbPID)
 		if err != nil {
 			return err
 		}
 		res.Limit = lim
-		r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec}
-		if lim.StmtPerTrigger > 0 { // no statement counts on PostgreSQL: no NaN in the JSON
-			r.Statements = run.StmtPerTrigger / lim.StmtPerTrigger
-		}
-		if lim.DBCPUPerTrigger > 0 {
-			r.DBCPUPerTrigger = run.DBCPUPerTrigger / lim.DBCPUPerTrigger
-			r.ProjectedMaxPerSec = lim.PerSec / r.DBCPUPerTrigger
-		}
-		res.Ratios = r
+		res.Ratios = ratiosOf(run, lim)
 	}
 	return nil
+}
+
+// ratiosOf compares a run with the limit loop.
+func ratiosOf(run *Run, lim *LimitResult) *Ratios {
+	r := &Ratios{Throughput: run.TriggersPerSec / lim.PerSec}
+	if lim.StmtPerTrigger > 0 { // no statement counts on PostgreSQL: no NaN in the JSON
+		r.Statements = run.StmtPerTrigger / lim.StmtPerTrigger
+	}
+	if lim.DBCPUPerTrigger > 0 {
+		r.DBCPUPerTrigger = run.DBCPUPerTrigger / lim.DBCPUPerTrigger
+		r.ProjectedMaxPerSec = lim.PerSec / r.DBCPUPerTrigger
+	}
+	return r
 }
 
 // seedRun seeds the groups over the executors' addresses and the jobs of a run (and
@@ -586,6 +601,9 @@ func printResult(w io.Writer, r *Result) {
 	}
 	if r.Cluster != nil {
 		printCluster(w, r)
+	}
+	if r.Overload != nil {
+		printOverload(w, r)
 	}
 	if r.Run != nil && r.Cluster == nil {
 		x := r.Run

@@ -100,7 +100,7 @@ func consoleMeasure(ctx context.Context, o options, server *mysql.Config, b *ben
 	}
 	defer func() {
 		a.stopScheduler(9 * time.Second)
-		a.close()
+		a.stop()
 		res.AdminLog = logs.summary()
 	}()
 	if err := waitHealth(ctx, a.URL); err != nil {

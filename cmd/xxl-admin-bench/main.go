@@ -6,6 +6,7 @@
 //	xxl-admin-bench [-jobs 1000] [-duration 60s] [-executor-proc] [-out bench.json]
 //	xxl-admin-bench -measure=startup -jobs 10000 -registry 1000
 //	xxl-admin-bench -measure=console -jobs 10000 -logs 1000000
+//	xxl-admin-bench -measure=overload -rate 7000 -mariadbd
 package main
 
 import (
@@ -42,6 +43,7 @@ type options struct {
 	LimitDuration   time.Duration `json:"limit_duration_ns"`
 	LimitBatch      int           `json:"limit_batch"`
 	LimitWorkers    int           `json:"limit_workers"`
+	LimitSettle     time.Duration `json:"limit_settle_ns,omitempty"`
 	Registry        int           `json:"registry"`
 	AdminBin        string        `json:"admin_bin,omitempty"`
 	StartupRuns     int           `json:"startup_runs"`
@@ -62,6 +64,7 @@ type options struct {
 	CapacityStep    float64       `json:"capacity_resolution,omitempty"`
 	ProbeRetries    int           `json:"probe_retries,omitempty"`
 	Admins          int           `json:"admins,omitempty"`
+	Rate            int           `json:"rate,omitempty"`
 }
 
 type multiFlag []string
@@ -78,7 +81,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	if dsn == "" {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
-	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), overload (1.2× the sustained rate, then 0.7×: how the admin falls behind and catches up), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
 	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored. A postgres://user:password@host:port/db URL measures on PostgreSQL (db: the database connected to while creating and dropping -db)")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
 	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
@@ -99,6 +102,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.DurationVar(&o.LimitDuration, "limit-duration", 10*time.Second, "duration of the database-only limit loop (0 skips it)")
 	fs.IntVar(&o.LimitBatch, "limit-batch", 500, "triggers per batch in the limit loop")
 	fs.IntVar(&o.LimitWorkers, "limit-workers", 8, "concurrent batches in the limit loop")
+	fs.DurationVar(&o.LimitSettle, "limit-settle", 10*time.Second, "capacity, overload: pause after the last admin stopped before the limit loop runs again")
 	fs.IntVar(&o.Registry, "registry", 1000, "startup: registered executor addresses (xxl_job_registry rows), served by the fake executors")
 	fs.StringVar(&o.AdminBin, "admin-bin", "", "startup: measure this admin binary (e.g. a build of ./cmd/xxl-admin-go) instead of the admin built into this command")
 	fs.IntVar(&o.StartupRuns, "startup-runs", 3, "startup: admin starts to measure")
@@ -118,6 +122,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.IntVar(&o.CapacityFrom, "capacity-from", 4000, "capacity: first rate probed, jobs due every second")
 	fs.Float64Var(&o.CapacityStep, "capacity-resolution", 0.05, "capacity: stop bisecting when the bracket is narrower than this fraction of its lower end")
 	fs.IntVar(&o.ProbeRetries, "probe-retries", 1, "capacity: probes more of a rate whose probe failed before it counts as failed (others' load on a shared machine)")
+	fs.IntVar(&o.Rate, "rate", 0, "overload: the sustained rate, jobs due every second (0: found by a capacity search first)")
 	fs.IntVar(&o.Admins, "admins", 3, "partitioned: admin processes sharing the jobs")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")

@@ -36,4 +36,7 @@ func TestVerdictNamesTheFirstFailure(t *testing.T) {
 	require.Equal(t, "2 missed", why)
 	ok, _ = verdict(&Run{Analysis: Analysis{Duplicates: 1}})
 	require.False(t, ok)
+	ok, why = verdict(&Run{Analysis: Analysis{Failed: 3}})
+	require.False(t, ok, "fires closed as merged have a log row but did not run")
+	require.Equal(t, "3 closed unsent or failed", why)
 }

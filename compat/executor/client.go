@@ -128,6 +128,12 @@ func (c *Client) adapt(t Target, call func(Target) Result) Result {
 	return call(t)
 }
 
+// dialer is shared by every Client: a fasthttp.TCPDialer starts a goroutine for its
+// address cache at its first dial that runs as long as the process, so a dialer per
+// client would leave one behind for every client (an admin built and stopped within one
+// process, as the benchmark and the tests do, per admin).
+var dialer = &fasthttp.TCPDialer{}
+
 // New returns a Client.
 func New(opts Options) *Client {
 	if opts.Timeout <= 0 {
@@ -137,7 +143,6 @@ func New(opts Options) *Client {
 		opts.IdleConnTimeout = DefaultIdleConnTimeout
 	}
 	timeout := opts.Timeout
-	dialer := &fasthttp.TCPDialer{}
 	fc := &fasthttp.Client{
 		// Executors sit on the internal network; fasthttp never consults HTTP_PROXY, so
 		// a proxy meant for the outside world cannot capture admin→executor calls.
