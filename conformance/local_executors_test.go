@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Real executors from the package registries, run as processes on this host: the Java
+// executor (java-executor/) built with Maven against xxl-job-core of each version Maven
+// Central serves, and the Python SDK pyxxl (python-executor/). .ci/run builds and
+// installs both; a developer's run skips them with one line when they are missing,
+// CI's (XXL_CI set) fails.
+
+// mavenJavaVersions are the xxl-job-core versions .ci/run builds with Maven into
+// java-executor/target/<version>/. Maven Central serves xxl-job-core up to 3.3.2:
+// 3.3.2 stands for the 3.3–3.4.2 protocol line (wire-protocol.md P2), 2.4.2 for the
+// 2.x line; 3.4.2 and 3.5.0 come from Docker, javac builds or the stand-in.
+var mavenJavaVersions = []string{"2.4.2", "3.3.2"}
+
+// pyxxlVersion is the pyxxl release .ci/run installs into python-executor/.venv.
+const pyxxlVersion = "0.4.8"
+
+// ciRun reports whether the suite runs in CI (.ci/run sets XXL_CI): executors CI
+// installs must be there, and a missing one fails its column instead of skipping it.
+func ciRun() bool { return os.Getenv("XXL_CI") != "" }
+
+// javaBuildDir is where the Maven build of a core version is: a directory holding
+// conformance-executor.jar and lib/ (its runtime jars). XXL_CONFORMANCE_JAVA_EXECUTOR_DIR
+// replaces java-executor/target as the directory of the version directories.
+func javaBuildDir(version string) string {
+	root := os.Getenv("XXL_CONFORMANCE_JAVA_EXECUTOR_DIR")
+	if root == "" {
+		root, _ = filepath.Abs(filepath.Join("java-executor", "target"))
+	}
+	return filepath.Join(root, version)
+}
+
+// javaBuilt reports whether dir holds a built executor and its runtime jars.
+func javaBuilt(dir string) bool {
+	if !exists(filepath.Join(dir, "conformance-executor.jar")) {
+		return false
+	}
+	jars, _ := filepath.Glob(filepath.Join(dir, "lib", "xxl-job-core-*.jar"))
+	return len(jars) > 0
+}
+
+// javaKind is the Java executor of one xxl-job-core version: the Maven build in
+// javaBuildDir when it is there, else the image built from java-executor/Dockerfile
+// when a Docker engine answers, else a column that skips with one line (or, in CI,
+// fails for the versions CI builds).
+func javaKind(s *suite, version string) *execKind {
+	dir := javaBuildDir(version)
+	if javaBuilt(dir) {
+		return jarJavaKind(version, dir)
+	}
+	if dockerReason() == "" {
+		return javaExecutorKind(s, version)
+	}
+	var why string
+	if slices.Contains(mavenJavaVersions, version) {
+		why = fmt.Sprintf("xxl-job-core %s executor not built: %s has no conformance-executor.jar and lib/ (`cd conformance/java-executor && mvn -q -B -Dxxl.job.version=%s package`), and %s",
+			version, dir, version, dockerReason())
+	} else {
+		why = fmt.Sprintf("xxl-job-core %s is not built here: Maven Central serves xxl-job-core up to 3.3.2 (java-3.3.2 runs the 3.3–3.4.2 protocol line), %s has no build of it, and %s",
+			version, dir, dockerReason())
+	}
+	k := &execKind{name: "java-" + version, profile: "java"}
+	if layoutOf(version) == "3.5" {
+		k.layout = "3.5"
+	}
+	required := ciRun() && slices.Contains(mavenJavaVersions, version)
+	missing(k, why, required)
+	return k
+}
+
+// missing makes k a column that cannot run: it skips with why, or, when the run needs
+// it (CI), fails every scenario with why.
+func missing(k *execKind, why string, required bool) {
+	if !required {
+		k.check = func() string { return why }
+		k.launch = func(*testing.T, execEnv) (execProc, error) { return nil, fmt.Errorf("%s", why) }
+		return
+	}
+	k.check = func() string { return "" }
+	k.launch = func(*testing.T, execEnv) (execProc, error) {
+		return nil, fmt.Errorf("XXL_CI is set and .ci/run installs this executor, but: %s", why)
+	}
+}
+
+// jarJavaKind runs conformance.Executor from a Maven build of xxl-job-core.
+func jarJavaKind(version, dir string) *execKind {
+	k := &execKind{
+		name:    "java-" + version,
+		profile: "java",
+		check: func() string {
+			if _, err := exec.LookPath("java"); err != nil {
+				return "java is not installed (the Java executor needs a JRE 17+)"
+			}
+			return ""
+		},
+		launch: func(t *testing.T, env execEnv) (execProc, error) {
+			cp := filepath.Join(dir, "conformance-executor.jar") + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
+			cmd := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-Xss512k",
+				"-cp", cp, "conformance.Executor")
+			cmd.Dir = t.TempDir() // its job logs (xxl-job-logs/) are its own
+			cmd.Env = env.environ()
+			return startLocal(t, cmd, env.Port, false, readyAndListening(env.Port), 120*time.Second)
+		},
+	}
+	if layoutOf(version) == "3.5" {
+		k.layout = "3.5"
+	}
+	return k
+}
+
+// readyAndListening is ready once the executor printed "READY " and its port accepts
+// connections (xxl-job-core binds its port on a thread of its own after start()).
+func readyAndListening(port int) func(string) bool {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	return func(out string) bool {
+		if !strings.Contains(out, "READY ") {
+			return false
+		}
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
+	}
+}
+
+// The Python executor: python-executor/executor.py on pyxxl, in the virtual
+// environment python-executor/.venv (XXL_CONFORMANCE_PYTHON names another interpreter
+// that has pyxxl).
+
+var (
+	pyxxlOnce sync.Once
+	pyxxlWhy  string
+)
+
+func pythonKind() *execKind {
+	dir, _ := filepath.Abs("python-executor")
+	py := env("XXL_CONFORMANCE_PYTHON", filepath.Join(dir, ".venv", "bin", "python"))
+	k := &execKind{name: "python", profile: "python"}
+	pyxxlOnce.Do(func() {
+		out, err := exec.Command(py, "-c", "import pyxxl; print(pyxxl.__version__)").CombinedOutput()
+		if err != nil {
+			pyxxlWhy = fmt.Sprintf("pyxxl is not installed for %s (`python3 -m venv conformance/python-executor/.venv && conformance/python-executor/.venv/bin/pip install pyxxl==%s`): %v %s",
+				py, pyxxlVersion, err, oneLine(string(out)))
+		}
+	})
+	if pyxxlWhy != "" {
+		missing(k, pyxxlWhy, ciRun())
+		return k
+	}
+	k.check = func() string { return "" }
+	k.launch = func(t *testing.T, env execEnv) (execProc, error) {
+		cmd := exec.Command(py, filepath.Join(dir, "executor.py"))
+		cmd.Dir = t.TempDir() // its job logs (logs/) are its own
+		cmd.Env = env.environ()
+		return startLocal(t, cmd, env.Port, false, readyAndListening(env.Port), 60*time.Second)
+	}
+	return k
+}
+
+// mariaDBOnly leaves a kind out of the PostgreSQL run, with the reason in its column,
+// unless XXL_CONFORMANCE_EXECUTORS names it.
+func mariaDBOnly(cfg *config, k *execKind, why string) *execKind {
+	if !cfg.postgres || slices.Contains(cfg.executors, k.name) {
+		return k
+	}
+	k.check = func() string { return why }
+	return k
+}
