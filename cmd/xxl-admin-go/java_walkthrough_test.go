@@ -29,9 +29,9 @@ import (
 // registered in the seed group, run the seed job 示例任务01 once through the
 // console's endpoints and read the run's log from the executor.
 //
-// xxl-job-core is not in this repository (GPLv3, and no Maven Central here): build
-// it with javac from upstream's sources and Debian's jars (conformance/README.md)
-// and give the classpath in XXL_TEST_JAVA_EXECUTOR_CP.
+// xxl-job-core is not in this repository (GPLv3): give the classpath of a core in
+// XXL_TEST_JAVA_EXECUTOR_CP, the Maven build of conformance/java-executor (CI: 3.3.2's
+// target/3.3.2/lib/*) or a javac build from upstream's sources (docs/TESTING.md).
 func TestJavaExecutorWalkthrough(t *testing.T) {
 	cp, core35 := compileJavaExecutor(t)
 	t.Parallel()
