@@ -12,13 +12,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 )
 
 // Real executors from the package registries, run as processes on this host: the Java
 // executor (java-executor/) built with Maven against xxl-job-core of each version Maven
 // Central serves, and the Python SDK pyxxl (python-executor/). .ci/run builds and
 // installs both; a developer's run skips them with one line when they are missing,
-// CI's (XXL_CI set) fails.
+// CI's (internal/ci: XXL_CI set) fails.
 
 // mavenJavaVersions are the xxl-job-core versions .ci/run builds with Maven into
 // java-executor/target/<version>/. Maven Central serves xxl-job-core up to 3.3.2:
@@ -28,10 +30,6 @@ var mavenJavaVersions = []string{"2.4.2", "3.3.2"}
 
 // pyxxlVersion is the pyxxl release .ci/run installs into python-executor/.venv.
 const pyxxlVersion = "0.4.8"
-
-// ciRun reports whether the suite runs in CI (.ci/run sets XXL_CI): executors CI
-// installs must be there, and a missing one fails its column instead of skipping it.
-func ciRun() bool { return os.Getenv("XXL_CI") != "" }
 
 // javaBuildDir is where the Maven build of a core version is: a directory holding
 // conformance-executor.jar and lib/ (its runtime jars). XXL_CONFORMANCE_JAVA_EXECUTOR_DIR
@@ -81,7 +79,7 @@ func javaKind(s *suite, version string) *execKind {
 	if layoutOf(version) == "3.5" {
 		k.layout = "3.5"
 	}
-	required := ciRun() && slices.Contains(mavenJavaVersions, version)
+	required := ci.On() && slices.Contains(mavenJavaVersions, version)
 	missing(k, why, required)
 	return k
 }
@@ -96,7 +94,7 @@ func missing(k *execKind, why string, required bool) {
 	}
 	k.check = func() string { return "" }
 	k.launch = func(*testing.T, execEnv) (execProc, error) {
-		return nil, fmt.Errorf("XXL_CI is set (.ci/run installs this executor): %s", why)
+		return nil, fmt.Errorf("%s is set (.ci/run installs this executor): %s", ci.Env, why)
 	}
 }
 
@@ -164,7 +162,7 @@ func pythonKind() *execKind {
 		}
 	})
 	if pyxxlWhy != "" {
-		missing(k, pyxxlWhy, ciRun())
+		missing(k, pyxxlWhy, ci.On())
 		return k
 	}
 	k.check = func() string { return "" }
