@@ -2,12 +2,10 @@ package conformance
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,7 +113,23 @@ func jarJavaKind(version, dir string) *execKind {
 				"-cp", cp, "conformance.Executor")
 			cmd.Dir = t.TempDir() // its job logs (xxl-job-logs/) are its own
 			cmd.Env = env.environ()
-			return startLocal(t, cmd, env.Port, false, readyAndListening(env.Port), 120*time.Second)
+			// xxl-job-core binds its port on a thread of its own after start() (and so after
+			// READY), logs the outcome, and keeps running when the bind failed.
+			p, err := startLocal(t, cmd, env.Port, false, func(out string) bool {
+				return strings.Contains(out, serverStarted) || strings.Contains(out, serverError)
+			}, 120*time.Second)
+			if err != nil {
+				return nil, err
+			}
+			if out := p.Output(); !strings.Contains(out, serverStarted) {
+				_ = p.Kill()
+				if strings.Contains(out, "Address already in use") {
+					// launchExecutor tries another port on this error
+					return nil, fmt.Errorf("xxl-job-core could not bind port %d: address already in use", env.Port)
+				}
+				return nil, fmt.Errorf("xxl-job-core's server did not start: %s", tail(out, 1000))
+			}
+			return p, nil
 		},
 	}
 	if layoutOf(version) == "3.5" {
@@ -124,22 +138,12 @@ func jarJavaKind(version, dir string) *execKind {
 	return k
 }
 
-// readyAndListening is ready once the executor printed "READY " and its port accepts
-// connections (xxl-job-core binds its port on a thread of its own after start()).
-func readyAndListening(port int) func(string) bool {
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	return func(out string) bool {
-		if !strings.Contains(out, "READY ") {
-			return false
-		}
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			return false
-		}
-		c.Close()
-		return true
-	}
-}
+// What xxl-job-core's embedded server logs once it listens, or when it could not
+// (2.4.2 and 3.x alike).
+const (
+	serverStarted = "xxl-job remoting server start success"
+	serverError   = "xxl-job remoting server error"
+)
 
 // The Python executor: python-executor/executor.py on pyxxl, in the virtual
 // environment python-executor/.venv (XXL_CONFORMANCE_PYTHON names another interpreter
@@ -170,7 +174,8 @@ func pythonKind() *execKind {
 		cmd := exec.Command(py, filepath.Join(dir, "executor.py"))
 		cmd.Dir = t.TempDir() // its job logs (logs/) are its own
 		cmd.Env = env.environ()
-		return startLocal(t, cmd, env.Port, false, readyAndListening(env.Port), 60*time.Second)
+		// READY comes once the port is bound; a failed bind ends the process.
+		return startLocal(t, cmd, env.Port, false, func(out string) bool { return strings.Contains(out, "READY ") }, 60*time.Second)
 	}
 	return k
 }

@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/xxl-admin-go/xxl-admin-go/internal/ci"
 )
 
 // The Java executor of a core version comes from its Maven build in
@@ -56,4 +59,21 @@ func TestMariaDBOnlyKind(t *testing.T) {
 	require.Equal(t, "MariaDB only", k.check())
 	k = mariaDBOnly(&config{postgres: true, executors: []string{"java-2.4.2"}}, &execKind{name: "java-2.4.2", check: ok}, "MariaDB only")
 	require.Empty(t, k.check())
+}
+
+// xxl-job-core keeps running when its port is taken (it logs the failed bind): the
+// launch reports it as the error on which launchExecutor tries another port, instead
+// of taking whatever listens there for the executor.
+func TestJavaExecutorPortTaken(t *testing.T) {
+	t.Parallel()
+	dir := javaBuildDir("3.3.2")
+	if !javaBuilt(dir) {
+		ci.Skip(t, "no Maven build of xxl-job-core 3.3.2 in "+dir)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	_, err = jarJavaKind("3.3.2", dir).launch(t, execEnv{Admin: "http://127.0.0.1:1", App: "cf-port-taken", Token: "t", Port: port})
+	require.ErrorContains(t, err, "address already in use")
 }
