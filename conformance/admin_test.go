@@ -185,6 +185,7 @@ func startOurs(t *testing.T, token string, postgres bool, layout string, props .
 		resume: func() error { return cmd.Process.Signal(syscall.SIGCONT) },
 	}
 	a.spawn = func(t *testing.T, more ...string) (*admin, error) {
+		spawnSlot(t, postgres)
 		return startOurs(t, token, postgres, layout, append(append([]string{}, props...), more...)...)
 	}
 	if err := waitHTTP(a.base()+"/actuator/health", 30*time.Second, done); err != nil {

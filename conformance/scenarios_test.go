@@ -389,7 +389,7 @@ func scBlock(x *cell) {
 	d, dl := got["DISCARD_LATER"][0], got["DISCARD_LATER"][1]
 	c, cl := got["COVER_EARLY"][0], got["COVER_EARLY"][1]
 	switch x.kind.profile {
-	case "java":
+	case "java", "python": // pyxxl queues, refuses and cancels as xxl-job-core does
 		x.check(a.HandleCode == 200 && b.TriggerCode == 200 && b.HandleCode == 200, "SERIAL_EXECUTION: both run, one after the other: %s / %s", a, b)
 		if b.HandleTime.Valid && a.HandleTime.Valid {
 			x.check(!b.HandleTime.Time.Before(a.HandleTime.Time.Add(2*time.Second)), "SERIAL_EXECUTION: the second finished %s after the first", b.HandleTime.Time.Sub(a.HandleTime.Time))
@@ -446,8 +446,16 @@ func scTimeout(x *cell) {
 	switch x.kind.profile {
 	case "java":
 		x.check(l.HandleCode == 502, "handle_code %d, want 502 (timeout)", l.HandleCode)
+	case "python":
+		if x.check(l.HandleCode == 500 && l.HandleMsg == "TimeoutError", "handle_code %d %q; pyxxl reports 500 'TimeoutError'", l.HandleCode, l.HandleMsg) {
+			x.note("pyxxl %s calls a timeout back as handleCode 500 (%q), not 502", pyxxlVersion, l.HandleMsg)
+		}
 	case "node":
-		i := slices.IndexFunc(cbs, func(c callbackItem) bool { return c.HandleCode == 500 && strings.Contains(c.msg(), "Timeout") })
+		// The SDK's timer posts the timeout; the handler's "killed" post, sent a moment
+		// later, can be answered first, and the timer's post is recorded once answered.
+		timedOut := func(c callbackItem) bool { return c.HandleCode == 500 && strings.Contains(c.msg(), "Timeout") }
+		cbs = e.Callback(l.ID, callbackRetry, timedOut)
+		i := slices.IndexFunc(cbs, timedOut)
 		if x.check(l.HandleCode == 500 && i >= 0, "handle_code %d; the npm SDK reports 500 'Timeout', it posted %s", l.HandleCode, describeCallbacks(cbs)) {
 			x.note("npm xxl-job 0.1.7 calls a timeout back as handleCode 500 (%q), not 502", cbs[i].msg())
 		}
@@ -648,6 +656,9 @@ func scWrongToken(x *cell) {
 	x.check(reg.token() == wrong, "the executor sent token %q", reg.token())
 	time.Sleep(2 * time.Second)
 	x.check(len(x.registryRows(x.a, app)) == 0, "a registry refused for its token left a row")
+	if x.kind.profile == "python" {
+		x.Skipf("pyxxl %s checks no access token on the calls it receives, so it cannot refuse the admin's trigger; the first half (its registry with a wrong token refused, no row) was checked", pyxxlVersion)
+	}
 
 	manual := x.name("m")
 	gid := x.createGroup(x.a, manual, 1, e.Addr())

@@ -63,7 +63,7 @@ func loadConfig(t *testing.T) *config {
 		adminPass:      env("XXL_CONFORMANCE_ADMIN_PASSWORD", "123456"),
 		relayHost:      os.Getenv("XXL_CONFORMANCE_RELAY_HOST"),
 		javaPeerAdmins: list(env("XXL_CONFORMANCE_JAVA_ADMIN_IMAGE", "xuxueli/xxl-job-admin:2.4.2")),
-		javaVersions:   list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.4.2,3.5.0")),
+		javaVersions:   list(env("XXL_CONFORMANCE_JAVA_VERSIONS", "2.4.2,3.3.2,3.4.2,3.5.0")),
 		executors:      list(os.Getenv("XXL_CONFORMANCE_EXECUTORS")),
 		admins:         list(env("XXL_CONFORMANCE_ADMINS", "ours,java")),
 		execCmd:        os.Getenv("XXL_CONFORMANCE_EXECUTOR_CMD"),
@@ -162,9 +162,13 @@ func (s *suite) admins(kinds []*execKind) []adminTarget {
 
 func (s *suite) kinds() []*execKind {
 	cfg := s.cfg
-	all := []*execKind{nodeKind(), standinKind()}
+	all := []*execKind{nodeKind(), standinKind(), pythonKind()}
 	for _, v := range cfg.javaVersions {
-		all = append(all, javaExecutorKind(s, v))
+		k := javaKind(s, v)
+		if strings.HasPrefix(v, "2.") {
+			k = mariaDBOnly(cfg, k, "the 2.x Java executor runs on MariaDB only; on PostgreSQL java-3.3.2 and the Node executor cover the protocols before 3.5")
+		}
+		all = append(all, k)
 	}
 	if cfg.execCmd != "" {
 		all = append(all, cmdKind(cfg.execCmd, cfg.execName, cfg.execProfile))
