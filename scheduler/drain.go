@@ -15,14 +15,17 @@ import (
 // Drained executor addresses (docs/EXECUTORS.md): no new run goes to an address of a
 // group drained in xxl_admin_executor_drain, whatever the job's route strategy; the
 // trigger leaves it out of the group's list before routing. Each admin reads the whole
-// table (one small statement) at most every DrainRefresh, on the first trigger after
-// that time, so that a drain made on any admin holds on every admin within that time;
-// a drain made here holds here at once (DrainsChanged).
+// table (one small statement) when it starts, and again in the background once what it
+// read is older than DrainRefresh (started by the first trigger after that time, which
+// itself uses the last read: a trigger never waits for the database here, so a
+// database stall cannot make a fire late), so that a drain made on any admin holds on
+// every admin within about that time; a drain made here holds here at once
+// (DrainsChanged).
 
 // DrainRefresh is how long an admin uses what it read of the drain table.
 const DrainRefresh = 2 * time.Second
 
-// drainTimeout bounds one read of the drain table on the trigger path.
+// drainTimeout bounds one read of the drain table.
 const drainTimeout = 2 * time.Second
 
 // drainState is the drained addresses as last read.
@@ -39,31 +42,43 @@ type drainSnap struct {
 	groups map[int]map[string]bool
 }
 
-// DrainsChanged makes the next trigger read the drain table again (a drain or undrain
-// through this admin).
+// DrainsChanged reads the drain table again at once (a drain or undrain through this
+// admin, called by the request that made it): the next trigger here honours it.
 func (s *Scheduler) DrainsChanged() {
-	if snap := s.drains.snap.Load(); snap != nil {
-		s.drains.snap.Store(&drainSnap{groups: snap.groups})
-	}
+	s.drains.mu.Lock()
+	defer s.drains.mu.Unlock()
+	s.readDrains(context.Background(), s.drains.snap.Load())
 }
 
-// drained is the set of drained addresses of a group (nil when none). It reads the
-// table again when what it read is older than DrainRefresh; while another trigger
-// reads it, the last read holds. A failed read keeps the last one, said once.
+// loadDrains is the first read, made as the admin starts, before its first trigger.
+func (s *Scheduler) loadDrains(ctx context.Context) {
+	if s.store == nil {
+		return
+	}
+	s.drains.mu.Lock()
+	defer s.drains.mu.Unlock()
+	s.readDrains(ctx, nil)
+}
+
+// drained is the set of drained addresses of a group (nil when none), as last read.
+// When that read is older than DrainRefresh it starts another in the background (one
+// at a time) and answers with the last one; only a scheduler never started reads
+// before it answers. A failed read keeps the last one, said once.
 func (s *Scheduler) drained(ctx context.Context, group int) map[string]bool {
 	snap := s.drains.snap.Load()
-	if snap == nil || time.Since(snap.at) >= DrainRefresh {
-		if snap == nil {
-			s.drains.mu.Lock() // the first read: every trigger waits for it
-		} else if !s.drains.mu.TryLock() {
-			return snap.groups[group]
-		}
-		if cur := s.drains.snap.Load(); cur != nil && time.Since(cur.at) < DrainRefresh {
-			snap = cur // read meanwhile
-		} else {
-			snap = s.readDrains(ctx, cur)
+	if snap == nil {
+		s.drains.mu.Lock()
+		if snap = s.drains.snap.Load(); snap == nil {
+			snap = s.readDrains(ctx, nil)
 		}
 		s.drains.mu.Unlock()
+	} else if time.Since(snap.at) >= DrainRefresh && s.drains.mu.TryLock() {
+		go func() {
+			defer s.drains.mu.Unlock()
+			if cur := s.drains.snap.Load(); cur == nil || time.Since(cur.at) >= DrainRefresh {
+				s.readDrains(ctx, cur)
+			}
+		}()
 	}
 	return snap.groups[group]
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -77,4 +78,33 @@ func TestTriggerSkipsDrainedAddress(t *testing.T) {
 	require.Equal(t, 200, l.TriggerCode, l.TriggerMsg)
 	require.Equal(t, e1.Address(), l.ExecutorAddress)
 	require.NotContains(t, l.TriggerMsg, "Drained")
+}
+
+// A trigger never waits for the drain table: with the last read stale and the table
+// locked by another connection, the trigger goes out on the last read before the
+// background read gives up (which it says once). A fire held up there would go out
+// late, in another second than it was judged for.
+func TestTriggerDoesNotWaitForTheDrainTable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, bundleOpts{})
+	ctx := context.Background()
+	e := b.executor(t, executortest.KindJava342)
+	g := b.group(t, "drain-stall", e.Address())
+	id := b.job(t, g, nil)
+	b.sched.DrainsChanged()
+	time.Sleep(scheduler.DrainRefresh) // the last read is stale: the next trigger starts one
+	conn, err := b.db.SQL.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "LOCK TABLES "+schema.DrainTable+" WRITE")
+	require.NoError(t, err)
+	defer conn.ExecContext(ctx, "UNLOCK TABLES") //nolint:errcheck // the connection closes next
+
+	const gaveUp = "could not read the drained executor addresses"
+	require.NoError(t, b.sched.Trigger(ctx, scheduler.TriggerRequest{JobID: id, Type: scheduler.TriggerManual, FailRetryCount: -1}))
+	require.Zero(t, b.logLines.count(gaveUp), "the trigger went out before the read gave up")
+	l := b.logs(t, id)[0]
+	require.Equal(t, 200, l.TriggerCode, l.TriggerMsg)
+	require.Eventually(t, func() bool { return b.logLines.count(gaveUp) == 1 }, 20*time.Second, 50*time.Millisecond,
+		"the background read gave up and said so")
 }
