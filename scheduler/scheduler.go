@@ -312,7 +312,7 @@ func (s *Scheduler) Start() {
 		if err := s.heartbeat(s.runCtx); err != nil {
 			s.log.Warn("could not write this admin's heartbeat row; the heartbeat will retry", "err", err)
 		}
-		s.durable(s.runCtx) // before any transaction may accept a trigger
+		s.durable(s.runCtx)    // before any transaction may accept a trigger
 		s.loadDrains(s.runCtx) // before the first trigger (drain.go)
 		s.ringTickMs.Store(s.clock.Now().UnixMilli())
 		s.startedAt.Store(time.Now().UnixNano())
