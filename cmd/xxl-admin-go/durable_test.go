@@ -115,14 +115,16 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	c := consoleLogin(t, a.base)
 	var wg sync.WaitGroup
 	work := make(chan int)
+	refused := make(chan string, 2*n) // checked on the test goroutine
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for id := range work {
-				status, env := c.post(t, "/jobinfo/trigger", url.Values{"id": {strconv.Itoa(id)}, "executorParam": {""}, "addressList": {""}})
-				require.Equal(t, http.StatusOK, status)
-				require.Equal(t, 200, env.Code, env.Msg)
+				status, env, err := c.postErr("/jobinfo/trigger", url.Values{"id": {strconv.Itoa(id)}, "executorParam": {""}, "addressList": {""}})
+				if err != nil || status != http.StatusOK || env.Code != 200 {
+					refused <- fmt.Sprintf("run once of job %d: HTTP %d, %d %q, %v", id, status, env.Code, env.Msg, err)
+				}
 			}
 		}()
 	}
@@ -132,6 +134,12 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	}
 	close(work)
 	wg.Wait()
+	close(refused)
+	var refusals []string
+	for r := range refused {
+		refusals = append(refusals, r)
+	}
+	require.Empty(t, refusals, "every run once is answered 200")
 	runsOf := func(job int) []int64 {
 		var ids []int64
 		for _, p := range ex.Triggers() {
@@ -156,12 +164,17 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 		items = append(items, result(id, 200, "ok"))
 	}
 	batches := make(chan []protocol.CallbackItem)
+	failed := make(chan string, len(items)/25+1) // checked on the test goroutine
+	hc := &http.Client{Timeout: 10 * time.Second}
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for batch := range batches {
-				postCallbacks(t, a.base, batch...)
+				r, err := postAPI(hc, a.base+"/api/callback", "crash-token", http.MethodPost, protocol.AppendCallbacks(nil, batch))
+				if err != nil || r.status != http.StatusOK || r.code != 200 {
+					failed <- fmt.Sprintf("callback of %d results: HTTP %d, %d %q, %v", len(batch), r.status, r.code, r.msg, err)
+				}
 			}
 		}()
 	}
@@ -170,6 +183,11 @@ func runAcceptedKill(t *testing.T, db *schematest.DB, store *schema.Store, dsArg
 	}
 	close(batches)
 	wg.Wait()
+	close(failed)
+	for f := range failed {
+		t.Error(f)
+	}
+	require.False(t, t.Failed(), "every callback answered 200")
 	// Every child run reached the executor (A delivers what it accepts); A is killed
 	// the moment they have, while it still waits for the last answers (50 ms each) or
 	// has not yet written their outcomes.
