@@ -40,7 +40,10 @@ func consistentHash(jobID int, addrs []string) string {
 }
 
 // The suite's own CONSISTENT_HASH expectation agrees with the vectors recorded from
-// the Java admin's algorithm.
+// the Java admin's algorithm. This checks the judge, not an admin: the route scenario
+// then holds every admin under test to this expectation (the job's run must reach the
+// address it names), and scheduler/route's TestConsistentHashVectors checks our
+// admin's own ring against the same file.
 func TestConsistentHashVectors(t *testing.T) {
 	f, err := os.Open("../scheduler/route/testdata/consistent-hash-vectors.tsv")
 	require.NoError(t, err, "the vectors are part of the repository")
