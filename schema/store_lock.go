@@ -223,7 +223,10 @@ func (h LockHolder) String() string {
 
 // holderQueries find the holder of the row lock a connection waits for: MariaDB and
 // MySQL 5.7 list lock waits in information_schema, MySQL 8 in performance_schema.
-// Both need the PROCESS privilege to see other users' transactions.
+// Both need the PROCESS privilege to see other users' transactions. A waiter queued
+// behind others is listed as blocked by them too: the holder is the blocker that is not
+// itself waiting (then the oldest), never another waiter, so that an idle holder is
+// seen and ended however many admins queue for the lock.
 var holderQueries = []string{
 	holderQuery("information_schema.INNODB_LOCK_WAITS", "requesting_trx_id", "blocking_trx_id"),
 	holderQuery("performance_schema.data_lock_waits", "REQUESTING_ENGINE_TRANSACTION_ID", "BLOCKING_ENGINE_TRANSACTION_ID"),
@@ -236,7 +239,8 @@ func holderQuery(waits, requesting, blocking string) string {
 	   JOIN information_schema.INNODB_TRX r ON r.trx_id = w.` + requesting + `
 	   JOIN information_schema.INNODB_TRX b ON b.trx_id = w.` + blocking + `
 	   LEFT JOIN information_schema.PROCESSLIST p ON p.ID = b.trx_mysql_thread_id
-	  WHERE r.trx_mysql_thread_id = ?`
+	  WHERE r.trx_mysql_thread_id = ?
+	  ORDER BY b.trx_state = 'LOCK WAIT', b.trx_started`
 }
 
 // LockWaitOf reads what connection connID waits for, from another connection of the
