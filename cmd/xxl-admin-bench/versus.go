@@ -74,6 +74,8 @@ type VersusProbe struct {
 type VersusRatios struct {
 	Capacity        float64 `json:"capacity"`
 	CapacityAtLeast bool    `json:"capacity_lower_bound"`
+	// OtherPassedNone says the other admin passed no rate of its ladder (Capacity 0).
+	OtherPassedNone bool    `json:"other_passed_none"`
 	AtRate          int     `json:"at_rate"`
 	AdminCPUPerFire float64 `json:"admin_cpu_per_fire"`
 	DBCPUPerFire    float64 `json:"db_cpu_per_fire"`
@@ -140,7 +142,7 @@ func versusRatios(ours, other *VersusAdmin) *VersusRatios {
 	if len(other.Probes) == 0 || len(ours.Probes) == 0 {
 		return nil
 	}
-	r := &VersusRatios{CapacityAtLeast: ours.Capped}
+	r := &VersusRatios{CapacityAtLeast: ours.Capped, OtherPassedNone: other.SustainedPerSec == 0}
 	r.Capacity = ratio(float64(ours.SustainedPerSec), float64(other.SustainedPerSec))
 	// The highest rate both passed; else the highest both ran.
 	for _, passedOnly := range []bool{true, false} {
@@ -557,7 +559,11 @@ func printVersus(w io.Writer, r *Result) {
 		if x.CapacityAtLeast {
 			atLeast = "≥ "
 		}
-		fmt.Fprintf(w, "  ours ÷ other: capacity %s%.2f; at %d/s admin CPU/fire %.2f, db CPU/fire %.2f, peak RSS %.2f; start-up %.2f, start-up peak RSS %.2f\n",
-			atLeast, x.Capacity, x.AtRate, x.AdminCPUPerFire, x.DBCPUPerFire, x.PeakRSS, x.Startup, x.StartupRSS)
+		capacity := fmt.Sprintf("%s%.2f", atLeast, x.Capacity)
+		if x.OtherPassedNone {
+			capacity = "n/a (the other admin passed no rate of its ladder)"
+		}
+		fmt.Fprintf(w, "  ours ÷ other: capacity %s; at %d/s admin CPU/fire %.2f, db CPU/fire %.2f, peak RSS %.2f; start-up %.2f, start-up peak RSS %.2f\n",
+			capacity, x.AtRate, x.AdminCPUPerFire, x.DBCPUPerFire, x.PeakRSS, x.Startup, x.StartupRSS)
 	}
 }
