@@ -514,7 +514,7 @@ func fillProbe(p *VersusProbe, run *Run, adminCPU, dbCPU, window time.Duration, 
 	p.Missed, p.Duplicates, p.SkewP99Ms = run.Missed, run.Duplicates, run.Skew.P99
 	fires := float64(max(run.Triggers, 1))
 	p.TriggersPerSec = float64(run.Triggers) / window.Seconds()
-	p.AdminCPUUs = float64(adminCPU.Microseconds()) / fires
+	p.AdminCPUUs, p.DBCPUUs = float64(adminCPU.Microseconds())/fires, 0
 	if dbMeasured {
 		p.DBCPUUs = float64(dbCPU.Microseconds()) / fires
 	}
