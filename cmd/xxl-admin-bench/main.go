@@ -71,6 +71,7 @@ type options struct {
 	VersusJava        string        `json:"versus_rates_java,omitempty"`
 	VersusStartupJobs int           `json:"versus_startup_jobs,omitempty"`
 	VersusStartLimit  time.Duration `json:"versus_start_limit_ns,omitempty"`
+	VersusLogs        string        `json:"-"`
 	TableScript       string        `json:"-"`
 }
 
@@ -136,6 +137,7 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.StringVar(&o.VersusOurs, "versus-rates-ours", "1000,2000,4000,8000", "versus: our admin's rate ladder, jobs due every second (it stops at the first failed rate)")
 	fs.StringVar(&o.VersusJava, "versus-rates-java", "500,1000,2000,4000", "versus: the Java admin's rate ladder")
 	fs.IntVar(&o.VersusStartupJobs, "versus-startup-jobs", 10_000, "versus: jobs of the start-up measurement (0 skips it)")
+	fs.StringVar(&o.VersusLogs, "versus-logs", "", "versus: keep each admin's output in this directory (<admin>-<rate>.out)")
 	fs.DurationVar(&o.VersusStartLimit, "versus-start-limit", 5*time.Minute, "versus: how long an admin may take to serve")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")

@@ -75,8 +75,12 @@ type VersusRatios struct {
 	Capacity        float64 `json:"capacity"`
 	CapacityAtLeast bool    `json:"capacity_lower_bound"`
 	// OtherPassedNone says the other admin passed no rate of its ladder (Capacity 0).
-	OtherPassedNone bool    `json:"other_passed_none"`
-	AtRate          int     `json:"at_rate"`
+	OtherPassedNone bool `json:"other_passed_none"`
+	AtRate          int  `json:"at_rate"`
+	// OursRate and OtherRate are the probes the per-fire figures come from: both AtRate,
+	// or, when the ladders share no rate, each admin's best probe (see best).
+	OursRate        int     `json:"ours_rate"`
+	OtherRate       int     `json:"other_rate"`
 	AdminCPUPerFire float64 `json:"admin_cpu_per_fire"`
 	DBCPUPerFire    float64 `json:"db_cpu_per_fire"`
 	PeakRSS         float64 `json:"peak_rss"`
@@ -120,6 +124,14 @@ func (a *VersusAdmin) summarize(top int) {
 	a.Capped = a.SustainedPerSec > 0 && a.SustainedPerSec == top
 }
 
+// best is the probe at the admin's sustained rate, else its first probe.
+func (a *VersusAdmin) best() *VersusProbe {
+	if p := a.probeAt(a.SustainedPerSec); p != nil {
+		return p
+	}
+	return &a.Probes[0]
+}
+
 // probeAt is the admin's probe at rate, or nil.
 func (a *VersusAdmin) probeAt(rate int) *VersusProbe {
 	for i := range a.Probes {
@@ -156,7 +168,15 @@ func versusRatios(ours, other *VersusAdmin) *VersusRatios {
 			break
 		}
 	}
-	if p, q := ours.probeAt(r.AtRate), other.probeAt(r.AtRate); p != nil && q != nil {
+	p, q := ours.probeAt(r.AtRate), other.probeAt(r.AtRate)
+	if p == nil || q == nil {
+		// No rate both ran: each admin's highest rate passed, else its first probe.
+		p, q = ours.best(), other.best()
+		r.AtRate, r.OursRate, r.OtherRate = 0, p.Rate, q.Rate
+	} else {
+		r.OursRate, r.OtherRate = p.Rate, q.Rate
+	}
+	{
 		r.AdminCPUPerFire = ratio(p.AdminCPUUs, q.AdminCPUUs)
 		r.DBCPUPerFire = ratio(p.DBCPUUs, q.DBCPUUs)
 		r.PeakRSS = ratio(p.PeakRSSMiB, q.PeakRSSMiB)
@@ -427,7 +447,11 @@ func versusProbe(ctx context.Context, o options, server *mysql.Config, res *Resu
 	}
 	defer os.RemoveAll(dir)
 	cmd := t.start(server, o.DB, port, dir)
-	logf, err := os.Create(filepath.Join(dir, "admin.out"))
+	out := filepath.Join(dir, "admin.out")
+	if o.VersusLogs != "" {
+		out = filepath.Join(o.VersusLogs, fmt.Sprintf("%s-%d.out", strings.ReplaceAll(t.name, " ", "-"), rate))
+	}
+	logf, err := os.Create(out)
 	if err != nil {
 		return p, err
 	}
@@ -563,7 +587,7 @@ func printVersus(w io.Writer, r *Result) {
 		if x.OtherPassedNone {
 			capacity = "n/a (the other admin passed no rate of its ladder)"
 		}
-		fmt.Fprintf(w, "  ours ÷ other: capacity %s; at %d/s admin CPU/fire %.2f, db CPU/fire %.2f, peak RSS %.2f; start-up %.2f, start-up peak RSS %.2f\n",
-			capacity, x.AtRate, x.AdminCPUPerFire, x.DBCPUPerFire, x.PeakRSS, x.Startup, x.StartupRSS)
+		fmt.Fprintf(w, "  ours ÷ other: capacity %s; at %d/s (ours) and %d/s (other) admin CPU/fire %.2f, db CPU/fire %.2f, peak RSS %.2f; start-up %.2f, start-up peak RSS %.2f\n",
+			capacity, x.OursRate, x.OtherRate, x.AdminCPUPerFire, x.DBCPUPerFire, x.PeakRSS, x.Startup, x.StartupRSS)
 	}
 }

@@ -70,6 +70,16 @@ func TestVersusRatios(t *testing.T) {
 	require.Equal(t, 0.1, r.AdminCPUPerFire)
 	require.Equal(t, 0.0, r.Startup, "no start-up measured for the other")
 
+	// Ladders without a common rate: each admin's best probe.
+	java = VersusAdmin{Probes: []VersusProbe{{Rate: 100, Passed: true, AdminCPUUs: 1400, PeakRSSMiB: 450}, {Rate: 250, AdminCPUUs: 1000}}}
+	java.summarize(500)
+	r = versusRatios(&ours, &java)
+	require.Equal(t, 0, r.AtRate)
+	require.Equal(t, 4000, r.OursRate)
+	require.Equal(t, 100, r.OtherRate)
+	require.Equal(t, 0.05, r.AdminCPUPerFire)
+	require.Equal(t, 40.0, r.Capacity)
+
 	require.Nil(t, versusRatios(&ours, &VersusAdmin{}))
 }
 
