@@ -36,6 +36,7 @@ type Result struct {
 	Capacity *Capacity      `json:"capacity,omitempty"`
 	Overload *Overload      `json:"overload,omitempty"`
 	Cluster  *ClusterResult `json:"partitioned,omitempty"`
+	Versus   *Versus        `json:"versus,omitempty"`
 	AdminLog []LogLine      `json:"admin_log,omitempty"`
 }
 
@@ -147,6 +148,8 @@ func bench(ctx context.Context, o options) error {
 		err = partitioned(ctx, o, server, res) // partitioned.go
 	case "overload":
 		err = overload(ctx, o, server, res) // overload.go
+	case "versus":
+		err = versus(ctx, o, server, res) // versus.go
 	default:
 		err = measureOnce(ctx, o, server, res)
 	}
@@ -170,7 +173,7 @@ func bench(ctx context.Context, o options) error {
 // read) and how to drop the database (unless -keep-db).
 func openBenchDB(ctx context.Context, o options, server *mysql.Config, res *Result) (*benchDB, int, func(), error) {
 	fmt.Fprintf(os.Stderr, "creating database %s and seeding %d jobs\n", o.DB, o.Jobs)
-	b, err := createDB(ctx, server, o.DB)
+	b, err := createDBWith(ctx, server, o.DB, o.TableScript)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -604,6 +607,9 @@ func printResult(w io.Writer, r *Result) {
 	}
 	if r.Overload != nil {
 		printOverload(w, r)
+	}
+	if r.Versus != nil {
+		printVersus(w, r)
 	}
 	if r.Run != nil && r.Cluster == nil {
 		x := r.Run

@@ -27,6 +27,12 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 // createDB drops and re-creates the benchmark database with the 3.4 layout.
 func createDB(ctx context.Context, server *mysql.Config, name string) (*benchDB, error) {
+	return createDBWith(ctx, server, name, "")
+}
+
+// createDBWith is createDB with the tables made by script (an upstream admin's table
+// script, see upstreamTables) instead of schema init, when script is not empty.
+func createDBWith(ctx context.Context, server *mysql.Config, name, script string) (*benchDB, error) {
 	if pgServer != nil {
 		return createPostgresDB(ctx, name) // postgres.go
 	}
@@ -54,7 +60,12 @@ func createDB(ctx context.Context, server *mysql.Config, name string) (*benchDB,
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.Init(ctx, db, schema.Layout34); err != nil {
+	if script != "" {
+		if err := applyScript(ctx, c, script); err != nil {
+			db.Close()
+			return nil, err
+		}
+	} else if err := schema.Init(ctx, db, schema.Layout34); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("schema init: %w", err)
 	}

@@ -22,49 +22,57 @@ import (
 
 // options are the command's flags.
 type options struct {
-	Measure         string        `json:"measure"`
-	DSN             string        `json:"-"`
-	DB              string        `json:"database"`
-	Jobs            int           `json:"jobs"`
-	Groups          int           `json:"groups"`
-	Mix             string        `json:"mix"`
-	Route           string        `json:"route"`
-	Executors       int           `json:"executors"`
-	ExecutorProc    bool          `json:"executor_proc"`
-	RunLatency      time.Duration `json:"run_latency_ns"`
-	CallbackDelay   time.Duration `json:"callback_delay_ns"`
-	CallbackBatch   int           `json:"callback_batch"`
-	CallbackTimeout time.Duration `json:"callback_timeout_ns"`
-	Duration        time.Duration `json:"duration_ns"`
-	Warmup          time.Duration `json:"warmup_ns"`
-	DrainTimeout    time.Duration `json:"drain_timeout_ns"`
-	Token           string        `json:"-"`
-	AdminArgs       []string      `json:"admin_args"`
-	LimitDuration   time.Duration `json:"limit_duration_ns"`
-	LimitBatch      int           `json:"limit_batch"`
-	LimitWorkers    int           `json:"limit_workers"`
-	LimitSettle     time.Duration `json:"limit_settle_ns,omitempty"`
-	Registry        int           `json:"registry"`
-	AdminBin        string        `json:"admin_bin,omitempty"`
-	StartupRuns     int           `json:"startup_runs"`
-	StartupSettle   time.Duration `json:"startup_settle_ns"`
-	Logs            int64         `json:"logs,omitempty"`
-	Reps            int           `json:"reps,omitempty"`
-	ConsoleSettle   time.Duration `json:"console_settle_ns,omitempty"`
-	Out             string        `json:"-"`
-	CPUProfile      string        `json:"-"`
-	MemProfile      string        `json:"-"`
-	KeepDB          bool          `json:"keep_db"`
-	PrivateServer   bool          `json:"private_mariadbd"`
-	ServerArgs      []string      `json:"mariadbd_args,omitempty"`
-	Sparse          int           `json:"sparse_jobs,omitempty"`
-	NoScanIndex     bool          `json:"without_scan_index,omitempty"`
-	Probe           time.Duration `json:"probe_ns,omitempty"`
-	CapacityFrom    int           `json:"capacity_from,omitempty"`
-	CapacityStep    float64       `json:"capacity_resolution,omitempty"`
-	ProbeRetries    int           `json:"probe_retries,omitempty"`
-	Admins          int           `json:"admins,omitempty"`
-	Rate            int           `json:"rate,omitempty"`
+	Measure           string        `json:"measure"`
+	DSN               string        `json:"-"`
+	DB                string        `json:"database"`
+	Jobs              int           `json:"jobs"`
+	Groups            int           `json:"groups"`
+	Mix               string        `json:"mix"`
+	Route             string        `json:"route"`
+	Executors         int           `json:"executors"`
+	ExecutorProc      bool          `json:"executor_proc"`
+	RunLatency        time.Duration `json:"run_latency_ns"`
+	CallbackDelay     time.Duration `json:"callback_delay_ns"`
+	CallbackBatch     int           `json:"callback_batch"`
+	CallbackTimeout   time.Duration `json:"callback_timeout_ns"`
+	Duration          time.Duration `json:"duration_ns"`
+	Warmup            time.Duration `json:"warmup_ns"`
+	DrainTimeout      time.Duration `json:"drain_timeout_ns"`
+	Token             string        `json:"-"`
+	AdminArgs         []string      `json:"admin_args"`
+	LimitDuration     time.Duration `json:"limit_duration_ns"`
+	LimitBatch        int           `json:"limit_batch"`
+	LimitWorkers      int           `json:"limit_workers"`
+	LimitSettle       time.Duration `json:"limit_settle_ns,omitempty"`
+	Registry          int           `json:"registry"`
+	AdminBin          string        `json:"admin_bin,omitempty"`
+	StartupRuns       int           `json:"startup_runs"`
+	StartupSettle     time.Duration `json:"startup_settle_ns"`
+	Logs              int64         `json:"logs,omitempty"`
+	Reps              int           `json:"reps,omitempty"`
+	ConsoleSettle     time.Duration `json:"console_settle_ns,omitempty"`
+	Out               string        `json:"-"`
+	CPUProfile        string        `json:"-"`
+	MemProfile        string        `json:"-"`
+	KeepDB            bool          `json:"keep_db"`
+	PrivateServer     bool          `json:"private_mariadbd"`
+	ServerArgs        []string      `json:"mariadbd_args,omitempty"`
+	Sparse            int           `json:"sparse_jobs,omitempty"`
+	NoScanIndex       bool          `json:"without_scan_index,omitempty"`
+	Probe             time.Duration `json:"probe_ns,omitempty"`
+	CapacityFrom      int           `json:"capacity_from,omitempty"`
+	CapacityStep      float64       `json:"capacity_resolution,omitempty"`
+	ProbeRetries      int           `json:"probe_retries,omitempty"`
+	Admins            int           `json:"admins,omitempty"`
+	Rate              int           `json:"rate,omitempty"`
+	JavaJar           string        `json:"java_admin_jar,omitempty"`
+	JavaArgs          []string      `json:"java_args,omitempty"`
+	VersusOurs        string        `json:"versus_rates_ours,omitempty"`
+	VersusJava        string        `json:"versus_rates_java,omitempty"`
+	VersusStartupJobs int           `json:"versus_startup_jobs,omitempty"`
+	VersusStartLimit  time.Duration `json:"versus_start_limit_ns,omitempty"`
+	VersusLogs        string        `json:"-"`
+	TableScript       string        `json:"-"`
 }
 
 type multiFlag []string
@@ -76,12 +84,12 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs := flag.NewFlagSet("xxl-admin-bench", flag.ContinueOnError)
 	var o options
 	var role, spec string
-	var adminArgs, serverArgs multiFlag
+	var adminArgs, serverArgs, javaArgs multiFlag
 	dsn := os.Getenv("XXL_BENCH_DSN")
 	if dsn == "" {
 		dsn = "root@tcp(127.0.0.1:3306)/"
 	}
-	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), overload (1.2× the sustained rate, then 0.7×: how the admin falls behind and catches up), partitioned (several admin processes in partitioned cluster mode), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
+	fs.StringVar(&o.Measure, "measure", "throughput", "what to measure: throughput, capacity (the highest rate sustained without a miss), overload (1.2× the sustained rate, then 0.7×: how the admin falls behind and catches up), partitioned (several admin processes in partitioned cluster mode), versus (ours and an external admin, upstream's Java jar, side by side), startup (start-up time and RSS), limit (the database-only loop alone), or console (console page timings on a big database)")
 	fs.StringVar(&o.DSN, "dsn", dsn, "go-sql-driver DSN of the database server (env XXL_BENCH_DSN); the database part is ignored. A postgres://user:password@host:port/db URL measures on PostgreSQL (db: the database connected to while creating and dropping -db)")
 	fs.StringVar(&o.DB, "db", "xxl_bench", "database to create (dropped first if it exists!)")
 	fs.IntVar(&o.Jobs, "jobs", 1000, "jobs, each due every second (console: jobs of mixed schedules, default 10000)")
@@ -124,12 +132,22 @@ func parseFlags(args []string) (options, string, string, []string, error) {
 	fs.IntVar(&o.ProbeRetries, "probe-retries", 1, "capacity: probes more of a rate whose probe failed before it counts as failed (others' load on a shared machine)")
 	fs.IntVar(&o.Rate, "rate", 0, "overload: the sustained rate, jobs due every second (0: found by a capacity search first)")
 	fs.IntVar(&o.Admins, "admins", 3, "partitioned: admin processes sharing the jobs")
+	fs.StringVar(&o.JavaJar, "java-admin-jar", os.Getenv("XXL_BENCH_JAVA_ADMIN_JAR"), "versus: upstream's xxl-job-admin jar to measure beside ours (env XXL_BENCH_JAVA_ADMIN_JAR); its tables come from <tree>/doc/db/tables_xxl_job.sql of the tree it was built in; java is XXL_BENCH_JAVA or java on the PATH")
+	fs.Var(&javaArgs, "java-arg", "versus: extra argument of the Java admin, after the jar (repeatable)")
+	fs.StringVar(&o.VersusOurs, "versus-rates-ours", "1000,2000,4000,8000", "versus: our admin's rate ladder, jobs due every second (it stops at the first failed rate)")
+	fs.StringVar(&o.VersusJava, "versus-rates-java", "500,1000,2000,4000", "versus: the Java admin's rate ladder")
+	fs.IntVar(&o.VersusStartupJobs, "versus-startup-jobs", 10_000, "versus: jobs of the start-up measurement (0 skips it)")
+	fs.StringVar(&o.VersusLogs, "versus-logs", "", "versus: keep each admin's output in this directory (<admin>-<rate>.out)")
+	fs.DurationVar(&o.VersusStartLimit, "versus-start-limit", 5*time.Minute, "versus: how long an admin may take to serve")
 	fs.StringVar(&role, "role", "bench", "internal: bench, executors (child of -executor-proc) or admin (child of -measure=startup)")
 	fs.StringVar(&spec, "executor-spec", "", "internal: executor options of -role=executors")
 	if err := fs.Parse(args); err != nil {
 		return o, "", "", nil, err
 	}
-	o.AdminArgs, o.ServerArgs = adminArgs, serverArgs
+	o.AdminArgs, o.ServerArgs, o.JavaArgs = adminArgs, serverArgs, javaArgs
+	if o.Measure == "versus" {
+		o.PrivateServer = true // the database CPU of each admin is its own
+	}
 	if o.Measure == "console" {
 		jobsSet := false
 		fs.Visit(func(f *flag.Flag) { jobsSet = jobsSet || f.Name == "jobs" })
