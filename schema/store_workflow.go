@@ -608,7 +608,14 @@ func (s *Store) InsertWorkflowRun(ctx context.Context, r WorkflowRun, nodes []No
 // (on SQLite the transaction holds the write lock already); ErrNotFound when there is
 // none. Every change to a run's state or its nodes is made under this lock.
 func (s *Store) LockWorkflowRun(ctx context.Context, id int64) (WorkflowRun, error) {
-	return s.workflowRun(ctx, id, s.d.LockSuffix())
+	rs, err := s.LockWorkflowRuns(ctx, []int64{id})
+	if err != nil {
+		return WorkflowRun{}, err
+	}
+	if len(rs) == 0 {
+		return WorkflowRun{}, ErrNotFound
+	}
+	return rs[0], nil
 }
 
 // LockWorkflowRuns is LockWorkflowRun for several runs in one statement: the rows are
@@ -619,11 +626,43 @@ func (s *Store) LockWorkflowRuns(ctx context.Context, ids []int64) ([]WorkflowRu
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	b := s.runSelect(false).Where(sq.Eq{"id": ids}).OrderBy("id ASC")
+	// The locking read names the run table alone: a subquery in it (the graph of the
+	// run's version) would be a consistent read, whose snapshot, taken before the lock
+	// is granted, the advance's later reads of the node rows would then see, missing
+	// what the transaction it waited for committed (a node dispatched twice). The
+	// graphs of linked versions are read once the lock is held.
+	b := s.runSelect(true).Where(sq.Eq{"id": ids}).OrderBy("id ASC")
 	if suffix := s.d.LockSuffix(); suffix != "" {
 		b = b.Suffix(suffix)
 	}
-	return s.workflowRuns(ctx, b)
+	rs, err := s.workflowRuns(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		g, err := s.runGraph(ctx, rs[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		rs[i].Graph = g
+	}
+	return rs, nil
+}
+
+// runGraph reads one run's graph (its version's, or its own copy), after its row lock.
+func (s *Store) runGraph(ctx context.Context, id int64) (string, error) {
+	rows, err := s.query(ctx, s.sb.Select(s.runGraphCol()).From(WorkflowRunTable).Where(sq.Eq{"id": id}))
+	if err != nil {
+		return "", fmt.Errorf("read the graph of workflow run %d: %w", id, err)
+	}
+	defer rows.Close()
+	var g sql.NullString
+	if rows.Next() {
+		if err := rows.Scan(&g); err != nil {
+			return "", fmt.Errorf("read the graph of workflow run %d: %w", id, err)
+		}
+	}
+	return g.String, rows.Err()
 }
 
 // LoadWorkflowRun reads a run; ErrNotFound when there is none.
