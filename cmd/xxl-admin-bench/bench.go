@@ -230,29 +230,12 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 		return err
 	}
 	adminURL := fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port)
-	fo := FleetOptions{Count: o.Executors, RunLatency: o.RunLatency, CallbackDelay: o.CallbackDelay,
-		CallbackBatch: o.CallbackBatch, CallbackTimeout: o.CallbackTimeout, AdminURL: adminURL, Token: o.Token}
-	var ex executors
-	childPID := 0
-	if o.ExecutorProc {
-		c, err := startChildFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex, childPID = c, c.PID()
-	} else {
-		f, err := startFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex = localFleet{f}
+	ex, err := startExecutors(o, adminURL)
+	if err != nil {
+		return err
 	}
-	fleetClosed := false
-	defer func() {
-		if !fleetClosed {
-			_, _ = ex.Close()
-		}
-	}()
+	defer ex.Close() //nolint:errcheck // closed on the way out unless closed for its results
+	childPID := ex.pid
 
 	addrs := ex.Addresses()
 	jobIDs, groupOf, err := seedRun(ctx, o, b, addrs)
@@ -358,7 +341,6 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	}
 	a.stopScheduler(10 * time.Second)
 	fr, err := ex.Close()
-	fleetClosed = true
 	if err != nil {
 		return err
 	}

@@ -333,6 +333,42 @@ type executors interface {
 	Close() (FleetResult, error)
 }
 
+// startExecutors starts the benchmark's fake executors (in this process, or in a child
+// with -executor-proc) with their results going to adminURL. Close may be called
+// again, as the callers defer it and also close it to read the results: only the
+// first call closes.
+func startExecutors(o options, adminURL string) (*closeOnce, error) {
+	fo := FleetOptions{Count: o.Executors, RunLatency: o.RunLatency, CallbackDelay: o.CallbackDelay,
+		CallbackBatch: o.CallbackBatch, CallbackTimeout: o.CallbackTimeout, AdminURL: adminURL, Token: o.Token}
+	if o.ExecutorProc {
+		c, err := startChildFleet(fo)
+		if err != nil {
+			return nil, err
+		}
+		return &closeOnce{executors: c, pid: c.PID()}, nil
+	}
+	f, err := startFleet(fo)
+	if err != nil {
+		return nil, err
+	}
+	return &closeOnce{executors: localFleet{f}}, nil
+}
+
+// closeOnce is a fleet whose Close runs once and then answers what it answered; pid is
+// the child's process id (0 in this process).
+type closeOnce struct {
+	executors
+	pid  int
+	once sync.Once
+	res  FleetResult
+	err  error
+}
+
+func (c *closeOnce) Close() (FleetResult, error) {
+	c.once.Do(func() { c.res, c.err = c.executors.Close() })
+	return c.res, c.err
+}
+
 type localFleet struct{ *fleet }
 
 func (l localFleet) Addresses() []string         { return l.addresses }

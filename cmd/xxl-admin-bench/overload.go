@@ -153,28 +153,11 @@ func overloadRun(ctx context.Context, o options, server *mysql.Config, b *benchD
 	if err != nil {
 		return err
 	}
-	fo := FleetOptions{Count: o.Executors, RunLatency: o.RunLatency, CallbackDelay: o.CallbackDelay,
-		CallbackBatch: o.CallbackBatch, CallbackTimeout: o.CallbackTimeout, AdminURL: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port), Token: o.Token}
-	var ex executors
-	if o.ExecutorProc {
-		c, err := startChildFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex = c
-	} else {
-		f, err := startFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex = localFleet{f}
+	ex, err := startExecutors(o, fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port))
+	if err != nil {
+		return err
 	}
-	fleetClosed := false
-	defer func() {
-		if !fleetClosed {
-			_, _ = ex.Close()
-		}
-	}()
+	defer ex.Close() //nolint:errcheck // closed on the way out unless closed for its results
 	jobIDs, _, err := seedRun(ctx, o, b, ex.Addresses())
 	if err != nil {
 		return err
@@ -253,7 +236,6 @@ func overloadRun(ctx context.Context, o options, server *mysql.Config, b *benchD
 	_, peak := memOf(0)
 	a.stopScheduler(10 * time.Second)
 	fr, err := ex.Close()
-	fleetClosed = true
 	if err != nil {
 		return err
 	}

@@ -69,28 +69,11 @@ func partitioned(ctx context.Context, o options, server *mysql.Config, res *Resu
 		}
 	}
 	// Results go to the first admin, as executors configured with one admin address do.
-	fo := FleetOptions{Count: o.Executors, RunLatency: o.RunLatency, CallbackDelay: o.CallbackDelay, CallbackBatch: o.CallbackBatch,
-		CallbackTimeout: o.CallbackTimeout, AdminURL: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", ports[0]), Token: o.Token}
-	var ex executors
-	if o.ExecutorProc {
-		c, err := startChildFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex = c
-	} else {
-		f, err := startFleet(fo)
-		if err != nil {
-			return err
-		}
-		ex = localFleet{f}
+	ex, err := startExecutors(o, fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", ports[0]))
+	if err != nil {
+		return err
 	}
-	fleetClosed := false
-	defer func() {
-		if !fleetClosed {
-			_, _ = ex.Close()
-		}
-	}()
+	defer ex.Close() //nolint:errcheck // closed on the way out unless closed for its results
 	if _, _, err := seedRun(ctx, o, b, ex.Addresses()); err != nil {
 		return err
 	}
@@ -186,7 +169,6 @@ func partitioned(ctx context.Context, o options, server *mysql.Config, res *Resu
 	}
 	admins = nil
 	fr, err := ex.Close()
-	fleetClosed = true
 	if err != nil {
 		return err
 	}

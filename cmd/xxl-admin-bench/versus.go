@@ -410,28 +410,11 @@ func versusProbe(ctx context.Context, o options, server *mysql.Config, res *Resu
 	if err != nil {
 		return p, err
 	}
-	fo := FleetOptions{Count: o.Executors, RunLatency: o.RunLatency, CallbackDelay: o.CallbackDelay, CallbackBatch: o.CallbackBatch,
-		CallbackTimeout: o.CallbackTimeout, AdminURL: fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port), Token: o.Token}
-	var ex executors
-	if o.ExecutorProc {
-		c, err := startChildFleet(fo)
-		if err != nil {
-			return p, err
-		}
-		ex = c
-	} else {
-		f, err := startFleet(fo)
-		if err != nil {
-			return p, err
-		}
-		ex = localFleet{f}
+	ex, err := startExecutors(o, fmt.Sprintf("http://127.0.0.1:%d/xxl-job-admin", port))
+	if err != nil {
+		return p, err
 	}
-	fleetClosed := false
-	defer func() {
-		if !fleetClosed {
-			_, _ = ex.Close()
-		}
-	}()
+	defer ex.Close() //nolint:errcheck // closed on the way out unless closed for its results
 	if _, _, err := seedRun(ctx, po, b, ex.Addresses()); err != nil {
 		return p, err
 	}
@@ -506,7 +489,6 @@ func versusProbe(ctx context.Context, o options, server *mysql.Config, res *Resu
 	}
 	a.stop()
 	fr, err := ex.Close()
-	fleetClosed = true
 	if err != nil {
 		return p, err
 	}
