@@ -152,27 +152,16 @@ func startOurs(t *testing.T, token string, postgres bool, layout string, props .
 	out := &syncBuffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = adminEnviron()
-	dieWithTest(cmd)
 	cmd.Stdout = out
 	cmd.Stderr = out
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+	done, err := startAdminCmd(t, cmd, 20*time.Second, func() {
 		if t.Failed() {
 			t.Logf("admin on port %d printed:\n%s", port, tail(out.String(), 6000))
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	name := "ours"
 	if layout == "3.5" {
 		name = "ours-3.5"
@@ -315,4 +304,30 @@ func adminEnviron() []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// startAdminCmd starts an admin process that dies with the test binary and, when the
+// test ends, is woken (it may be paused), sent SIGTERM, given grace to stop and then
+// killed; after runs once it has. done is closed when the process exits.
+func startAdminCmd(t *testing.T, cmd *exec.Cmd, grace time.Duration, after func()) (done <-chan struct{}, err error) {
+	dieWithTest(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if after != nil {
+			after()
+		}
+	})
+	return exited, nil
 }

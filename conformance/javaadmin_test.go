@@ -211,21 +211,10 @@ func startJavaJar(t *testing.T, s *suite, column, version, jar string, props ...
 	cmd.Stdout = out
 	cmd.Stderr = out
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	done, err := startAdminCmd(t, cmd, 30*time.Second, nil)
+	if err != nil {
 		return nil, err
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
 	token := s.cfg.token
 	if layout == "3.5" {
 		token = ""

@@ -257,17 +257,7 @@ func swapWithUpstreamJavaAdmins(t *testing.T, jar, contextPath string) {
 	// Stop the jobs; once this test has held the schedule lock every scan that read
 	// them has committed, so trigger_last_time is final and each fire read ahead is a
 	// log row or in a ring. Then wait for each planned second and each result.
-	db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 0 WHERE schedule_type = 'CRON' AND job_group IN (?, ?)", groups[0], groups[1])
-	tx, err := db.SQL.Begin()
-	require.NoError(t, err)
-	_, err = tx.Exec("SELECT lock_name FROM xxl_job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE")
-	require.NoError(t, err)
-	require.NoError(t, tx.Commit())
-	planned := func(job int) int {
-		var last int64
-		require.NoError(t, db.SQL.QueryRow("SELECT trigger_last_time FROM xxl_job_info WHERE id = ?", job).Scan(&last))
-		return int((last-first)/1000) + 1
-	}
+	planned := stopCronJobs(t, db, first, groups[0], groups[1])
 	waitFor(t, "every planned second's log row and result", 30*time.Second, func() bool {
 		if db.Count(t, "xxl_job_log", "trigger_code = 0 OR (trigger_code = 200 AND handle_code = 0)") > 0 {
 			return false

@@ -55,6 +55,29 @@ func startTracedExecutor(t *testing.T, admin, app, token string, trace *runTrace
 	}, "TRACE=1")
 }
 
+// stopCronJobs stops the CRON jobs of the groups and then takes the schedule lock once:
+// every scan that read them has committed by then, so each job's trigger_last_time is
+// final. planned answers how many seconds of a job, from first, were planned.
+func stopCronJobs(t *testing.T, db *schematest.DB, first int64, groups ...int) (planned func(job int) int) {
+	t.Helper()
+	ids := make([]any, len(groups))
+	for i, g := range groups {
+		ids[i] = g
+	}
+	db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 0 WHERE schedule_type = 'CRON' AND job_group IN (?"+
+		strings.Repeat(", ?", len(groups)-1)+")", ids...)
+	tx, err := db.SQL.Begin()
+	require.NoError(t, err)
+	_, err = tx.Exec("SELECT lock_name FROM xxl_job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE")
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit())
+	return func(job int) int {
+		var last int64
+		require.NoError(t, db.SQL.QueryRow("SELECT trigger_last_time FROM xxl_job_info WHERE id = ?", job).Scan(&last))
+		return int((last-first)/1000) + 1
+	}
+}
+
 // insertEchoJob adds a job running the npm executor's echoJobHandler with param.
 func insertEchoJob(t *testing.T, db *schematest.DB, group int, desc, schedType, conf, param string, next int64, child string) int {
 	t.Helper()
@@ -201,17 +224,7 @@ func TestMixedClusterWithJavaAdmin(t *testing.T) {
 	// is final. Then wait until each planned second has its log row and result, and
 	// each parent's success its child.
 	time.Sleep(time.Until(time.UnixMilli(first).Add(24 * time.Second)))
-	db.Exec(t, "UPDATE xxl_job_info SET trigger_status = 0 WHERE schedule_type = 'CRON' AND job_group IN (?, ?, ?)", groups[0], groups[1], groups[2])
-	tx, err := db.SQL.Begin()
-	require.NoError(t, err)
-	_, err = tx.Exec("SELECT lock_name FROM xxl_job_lock WHERE lock_name = 'schedule_lock' FOR UPDATE")
-	require.NoError(t, err)
-	require.NoError(t, tx.Commit())
-	planned := func(job int) int {
-		var last int64
-		require.NoError(t, db.SQL.QueryRow("SELECT trigger_last_time FROM xxl_job_info WHERE id = ?", job).Scan(&last))
-		return int((last-first)/1000) + 1
-	}
+	planned := stopCronJobs(t, db, first, groups...)
 	waitFor(t, "every planned second's fire and result, every child", 20*time.Second, func() bool {
 		if db.Count(t, "xxl_job_log", "trigger_code = 0 OR (trigger_code = 200 AND handle_code = 0)") > 0 {
 			return false
