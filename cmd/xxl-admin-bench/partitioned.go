@@ -287,19 +287,23 @@ func sumMetric(r io.Reader, name string) (float64, error) {
 }
 
 // stop ends the admin as production is stopped (SIGTERM) and waits for it.
-func (a *clusterAdmin) stop() {
+func (a *clusterAdmin) stop() { stopChild(a.cmd, a.exited, 20*time.Second) }
+
+// stopChild sends an admin process SIGTERM unless it has exited (exited holds its
+// Wait's result, put back for others to read), and kills it after grace.
+func stopChild(cmd *exec.Cmd, exited chan error, grace time.Duration) {
 	select {
-	case err := <-a.exited:
-		a.exited <- err
+	case err := <-exited:
+		exited <- err
 		return
 	default:
 	}
-	_ = a.cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-a.exited:
-		a.exited <- err
-	case <-time.After(20 * time.Second):
-		_ = a.cmd.Process.Kill()
+	case err := <-exited:
+		exited <- err
+	case <-time.After(grace):
+		_ = cmd.Process.Kill()
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -283,21 +282,7 @@ func (a *childAdmin) waitServing(ctx context.Context, limit time.Duration) (time
 	}
 }
 
-func (a *childAdmin) stop() {
-	select {
-	case err := <-a.exited:
-		a.exited <- err
-		return
-	default:
-	}
-	_ = a.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-a.exited:
-		a.exited <- err
-	case <-time.After(30 * time.Second):
-		_ = a.cmd.Process.Kill()
-	}
-}
+func (a *childAdmin) stop() { stopChild(a.cmd, a.exited, 30*time.Second) }
 
 // versus runs the limit loop, then each admin's rate ladder and start-up, then the limit
 // loop again.
