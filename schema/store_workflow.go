@@ -636,33 +636,37 @@ func (s *Store) LockWorkflowRuns(ctx context.Context, ids []int64) ([]WorkflowRu
 		b = b.Suffix(suffix)
 	}
 	rs, err := s.workflowRuns(ctx, b)
+	if err != nil || len(rs) == 0 {
+		return rs, err
+	}
+	graphs, err := s.runGraphs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	for i := range rs {
-		g, err := s.runGraph(ctx, rs[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		rs[i].Graph = g
+		rs[i].Graph = graphs[rs[i].ID]
 	}
 	return rs, nil
 }
 
-// runGraph reads one run's graph (its version's, or its own copy), after its row lock.
-func (s *Store) runGraph(ctx context.Context, id int64) (string, error) {
-	rows, err := s.query(ctx, s.sb.Select(s.runGraphCol()).From(WorkflowRunTable).Where(sq.Eq{"id": id}))
+// runGraphs reads the runs' graphs (each its version's, or its own copy) in one
+// statement, after their row locks.
+func (s *Store) runGraphs(ctx context.Context, ids []int64) (map[int64]string, error) {
+	rows, err := s.query(ctx, s.sb.Select("id", s.runGraphCol()).From(WorkflowRunTable).Where(sq.Eq{"id": ids}))
 	if err != nil {
-		return "", fmt.Errorf("read the graph of workflow run %d: %w", id, err)
+		return nil, fmt.Errorf("read the graphs of workflow runs: %w", err)
 	}
 	defer rows.Close()
-	var g sql.NullString
-	if rows.Next() {
-		if err := rows.Scan(&g); err != nil {
-			return "", fmt.Errorf("read the graph of workflow run %d: %w", id, err)
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var id int64
+		var g sql.NullString
+		if err := rows.Scan(&id, &g); err != nil {
+			return nil, fmt.Errorf("read the graphs of workflow runs: %w", err)
 		}
+		out[id] = g.String
 	}
-	return g.String, rows.Err()
+	return out, rows.Err()
 }
 
 // LoadWorkflowRun reads a run; ErrNotFound when there is none.
