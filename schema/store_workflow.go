@@ -671,15 +671,7 @@ func (s *Store) runGraphs(ctx context.Context, ids []int64) (map[int64]string, e
 
 // LoadWorkflowRun reads a run; ErrNotFound when there is none.
 func (s *Store) LoadWorkflowRun(ctx context.Context, id int64) (WorkflowRun, error) {
-	return s.workflowRun(ctx, id, "")
-}
-
-func (s *Store) workflowRun(ctx context.Context, id int64, suffix string) (WorkflowRun, error) {
-	b := s.runSelect(false).Where(sq.Eq{"id": id})
-	if suffix != "" {
-		b = b.Suffix(suffix)
-	}
-	rs, err := s.workflowRuns(ctx, b)
+	rs, err := s.workflowRuns(ctx, s.runSelect(false).Where(sq.Eq{"id": id}))
 	if err != nil {
 		return WorkflowRun{}, err
 	}
