@@ -70,7 +70,8 @@ type admin struct {
 	sched *scheduler.Scheduler
 	db    *sql.DB
 	// URL is the base executors call: http://127.0.0.1:port + context path.
-	URL string
+	URL      string
+	stopOnce sync.Once
 }
 
 // startAdmin builds and starts the admin. listen overrides server.address:server.port
@@ -134,9 +135,13 @@ func (a *admin) idle() bool {
 // stopScheduler ran), the HTTP server and the management server; then the pool. An
 // admin closed any other way leaves its loops running against a closed pool, and a
 // later measurement in this process would measure them too.
+// A second call does nothing: the runs defer it and also stop the admin to read what
+// it left.
 func (a *admin) stop() {
-	a.Admin.Stop()
-	a.db.Close()
+	a.stopOnce.Do(func() {
+		a.Admin.Stop()
+		a.db.Close()
+	})
 }
 
 // adminRole runs the admin alone until SIGTERM/SIGINT and stops it as production

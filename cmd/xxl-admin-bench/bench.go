@@ -268,12 +268,9 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 	if err != nil {
 		return err
 	}
-	adminClosed := false
-	defer func() {
-		if !adminClosed {
-			a.stopScheduler(10 * time.Second)
-			a.stop()
-		}
+	defer func() { // on the way out (the scheduler first; both are no-ops once stopped)
+		a.stopScheduler(10 * time.Second)
+		a.stop()
 	}()
 	ws, we := first.Add(o.Warmup), first.Add(o.Warmup+o.Duration)
 
@@ -345,7 +342,6 @@ func throughput(ctx context.Context, o options, server *mysql.Config, b *benchDB
 		return err
 	}
 	a.stop()
-	adminClosed = true
 
 	hz, err := b.horizons(ctx, first.Unix())
 	if err != nil {

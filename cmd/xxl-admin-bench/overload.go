@@ -177,12 +177,9 @@ func overloadRun(ctx context.Context, o options, server *mysql.Config, b *benchD
 	if err != nil {
 		return err
 	}
-	adminStopped := false
-	defer func() {
-		if !adminStopped {
-			a.stopScheduler(10 * time.Second)
-			a.stop()
-		}
+	defer func() { // on the way out (the scheduler first; both are no-ops once stopped)
+		a.stopScheduler(10 * time.Second)
+		a.stop()
 	}()
 
 	// Once a second: this process's memory and the admin's backlog.
@@ -241,7 +238,6 @@ func overloadRun(ctx context.Context, o options, server *mysql.Config, b *benchD
 	}
 	ov.SchedulerStats = diffStats(stats0, a.sched.Stats())
 	a.stop()
-	adminStopped = true
 	res.AdminLog = logs.summary()
 
 	hz, err := b.horizons(ctx, first.Unix())
